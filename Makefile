@@ -1,0 +1,31 @@
+# seqgrade: `make demo` and `make test` each create .venv when absent and install into it.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.seqgrade-installed
+# The CPU build of torch is installed first, on its own, so that nothing later resolves torch to a
+# multi-GB CUDA build. On a machine whose pip does not find a CPU wheel for this spec, pass e.g.
+#   make test TORCH_SPEC="torch==2.13.0 --index-url <your CPU wheel index>"
+TORCH_SPEC ?= torch==2.13.0
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+DEMO_OUT ?= demo-out
+
+.PHONY: install demo test clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) $(TORCH_SPEC)
+	$(PIP) -c constraints.txt -e '.[test]'
+	$(PY) -c "import importlib.metadata as md, sys; cuda = sorted(d.metadata['Name'] for d in md.distributions() if d.metadata['Name'].lower().startswith('nvidia-')); sys.exit(f'a CUDA build of torch was pulled in: {cuda}') if cuda else None"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/seqgrade demo --out $(DEMO_OUT)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Places where student code can run: the sandbox (default) and in-process (nbgrader hook, lower bound)."""

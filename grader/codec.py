@@ -1,0 +1,222 @@
+"""Plain-data encoding of values that cross the sandbox boundary: a versioned JSON header plus an npz.
+
+Nothing is ever unpickled. Arrays travel in an uncompressed npz whose entries are checked (stored, not
+deflated; sizes bounded; dtypes from an allow-list) before ``np.load(..., allow_pickle=False)`` reads them.
+Python objects the codec does not know (an object whose ``__eq__`` always says True, a file handle)
+become ``Unsupported`` records that carry only the type's name, so the trusted side never holds them.
+
+Frame layout: ``b"SQG" + version byte + uint32 header length + uint64 npz length + header + npz``.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+import zipfile
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .errors import ProtocolError
+
+CODEC_VERSION = 1
+MAGIC = b"SQG" + bytes([CODEC_VERSION])
+_PREFIX = struct.Struct("<4sIQ")
+MAX_HEADER_BYTES = 8 * 2**20
+MAX_ARRAY_BYTES = 256 * 2**20
+MAX_DEPTH = 8
+MAX_ITEMS = 100_000
+MAX_STR = 20_000
+_ALLOWED_DTYPES = {
+    np.dtype(t)
+    for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "float16", "float32", "float64", "complex64", "complex128")
+}
+_TORCH_DTYPES = {str(t): t for t in (torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
+                                      torch.float16, torch.bfloat16, torch.float32, torch.float64,
+                                      torch.complex64, torch.complex128)}
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """Stands for a value the codec refused to carry; only its type name crosses the boundary."""
+
+    type_name: str
+    reason: str = ""
+
+    def __repr__(self) -> str:
+        return f"<object of type {self.type_name}>"
+
+
+def _type_name(value) -> str:
+    try:
+        return type(value).__qualname__[:80]
+    except Exception:  # a hostile metaclass
+        return "unknown"
+
+
+class _Encoder:
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def _array(self, arr: np.ndarray) -> str:
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = np.array(arr, order="C", copy=True)  # keeps 0-d arrays 0-d
+        return key
+
+    def encode(self, value, depth: int = 0):
+        if depth > MAX_DEPTH:
+            return {"t": "unsupported", "type": _type_name(value), "reason": "nested too deeply"}
+        # Exact type tests: subclasses of int, str, list... are not trusted to behave like them.
+        kind = type(value)
+        if value is None:
+            return {"t": "none"}
+        if kind is bool:
+            return {"t": "bool", "v": value}
+        if kind is int:
+            return {"t": "int", "v": str(value)} if value.bit_length() < 4096 else {"t": "unsupported", "type": "int", "reason": "too large"}
+        if kind is float:
+            return {"t": "float", "v": repr(value)}
+        if kind is str:
+            return {"t": "str", "v": value[:MAX_STR], "truncated": len(value) > MAX_STR}
+        if kind in (list, tuple):
+            if len(value) > MAX_ITEMS:
+                return {"t": "unsupported", "type": kind.__name__, "reason": "too many items"}
+            return {"t": kind.__name__, "items": [self.encode(v, depth + 1) for v in value]}
+        if kind is np.ndarray or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
+            arr = np.asarray(value)
+            if arr.dtype not in _ALLOWED_DTYPES or arr.nbytes > MAX_ARRAY_BYTES:
+                return {"t": "unsupported", "type": f"ndarray[{arr.dtype}]", "reason": "dtype or size not allowed"}
+            tag = "ndarray" if kind is np.ndarray else "scalar"
+            return {"t": tag, "a": self._array(arr)}
+        if kind is torch.Tensor or kind is torch.nn.Parameter:
+            return self._tensor(value)
+        return {"t": "unsupported", "type": _type_name(value)}
+
+    def _tensor(self, t: torch.Tensor):
+        dtype = str(t.dtype)
+        if dtype not in _TORCH_DTYPES or t.is_sparse or t.numel() * t.element_size() > MAX_ARRAY_BYTES:
+            return {"t": "unsupported", "type": f"Tensor[{dtype}]", "reason": "dtype, layout or size not allowed"}
+        data = t.detach().to("cpu")
+        if data.dtype == torch.bfloat16:
+            data = data.to(torch.float32)
+        return {"t": "tensor", "a": self._array(data.resolve_conj().resolve_neg().numpy()), "dtype": dtype,
+                "requires_grad": bool(t.requires_grad)}
+
+
+def _decode(node, arrays: dict[str, np.ndarray], depth: int = 0):
+    if depth > MAX_DEPTH + 1 or not isinstance(node, dict):
+        raise ProtocolError("malformed value")
+    t = node.get("t")
+    if t == "none":
+        return None
+    if t == "bool":
+        return bool(node["v"])
+    if t == "int":
+        return int(str(node["v"])[:1300])
+    if t == "float":
+        return float(str(node["v"])[:64])
+    if t == "str":
+        return str(node["v"])[:MAX_STR]
+    if t in ("list", "tuple"):
+        items = [_decode(v, arrays, depth + 1) for v in node["items"][:MAX_ITEMS]]
+        return items if t == "list" else tuple(items)
+    if t in ("ndarray", "scalar", "tensor"):
+        arr = arrays.get(str(node.get("a")))
+        if arr is None:
+            raise ProtocolError("value refers to a missing array")
+        if t == "ndarray":
+            return arr
+        if t == "scalar":
+            return arr[()] if arr.ndim == 0 else arr
+        dtype = _TORCH_DTYPES.get(str(node.get("dtype")))
+        if dtype is None:
+            raise ProtocolError("unknown tensor dtype")
+        tensor = torch.from_numpy(arr.copy()).to(dtype)
+        return tensor.requires_grad_(True) if node.get("requires_grad") and tensor.is_floating_point() else tensor
+    if t == "unsupported":
+        return Unsupported(str(node.get("type", "unknown"))[:80], str(node.get("reason", ""))[:200])
+    raise ProtocolError(f"unknown value tag {str(t)[:20]!r}")
+
+
+def encode_message(message: dict, values: dict | None = None) -> bytes:
+    """Frame ``message`` (JSON-able) with ``values`` (name -> any value) encoded beside it."""
+    enc = _Encoder()
+    body = dict(message)
+    body["values"] = {k: enc.encode(v) for k, v in (values or {}).items()}
+    header = json.dumps(body, allow_nan=False, separators=(",", ":")).encode()
+    buf = io.BytesIO()
+    if enc.arrays:
+        np.savez(buf, allow_pickle=False, **enc.arrays)
+    payload = buf.getvalue()
+    return _PREFIX.pack(MAGIC, len(header), len(payload)) + header + payload
+
+
+def read_prefix(prefix: bytes) -> tuple[int, int]:
+    """Validate a frame prefix; return the header and payload lengths."""
+    magic, n_header, n_payload = _PREFIX.unpack(prefix)
+    if magic != MAGIC:
+        raise ProtocolError("reply does not start with the protocol's magic bytes")
+    if n_header > MAX_HEADER_BYTES or n_payload > MAX_ARRAY_BYTES + 2**20:
+        raise ProtocolError(f"reply too large ({n_header} + {n_payload} bytes)")
+    return n_header, n_payload
+
+
+PREFIX_SIZE = _PREFIX.size
+
+
+def _load_arrays(payload: bytes) -> dict[str, np.ndarray]:
+    if not payload:
+        return {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(payload)) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ITEMS or sum(i.file_size for i in infos) > MAX_ARRAY_BYTES + 2**20:
+                raise ProtocolError("array payload too large")
+            for info in infos:
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise ProtocolError("compressed array payloads are refused")
+        arrays = {}
+        with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
+            for key in npz.files:
+                arr = npz[key]
+                if arr.dtype not in _ALLOWED_DTYPES:
+                    raise ProtocolError(f"array dtype {arr.dtype} is refused")
+                arrays[key] = arr
+        return arrays
+    except ProtocolError:
+        raise
+    except Exception as exc:  # a malformed zip or npy header from a hostile process
+        raise ProtocolError(f"malformed array payload ({type(exc).__name__})") from None
+
+
+def decode_message(header: bytes, payload: bytes) -> tuple[dict, dict]:
+    """Return ``(message, values)`` from a frame's header and payload, validating both."""
+    try:
+        message = json.loads(header.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ProtocolError(f"malformed reply header ({type(exc).__name__})") from None
+    if not isinstance(message, dict) or not isinstance(message.get("values", {}), dict):
+        raise ProtocolError("reply header is not an object")
+    arrays = _load_arrays(payload)
+    values = {str(k): _decode(v, arrays) for k, v in message.pop("values", {}).items()}
+    return message, values
+
+
+def decode_frame(frame: bytes) -> tuple[dict, dict]:
+    n_header, n_payload = read_prefix(frame[:PREFIX_SIZE])
+    body = frame[PREFIX_SIZE:]
+    if len(body) != n_header + n_payload:
+        raise ProtocolError("truncated reply")
+    return decode_message(body[:n_header], body[n_header:])
+
+
+def roundtrip(value):
+    """Encode and decode ``value``: what the trusted side would see had it crossed the boundary."""
+    return decode_frame(encode_message({}, {"v": value}))[1]["v"]
+
+
+def is_finite_number(x) -> bool:
+    return type(x) in (int, float) and math.isfinite(x)

@@ -1,0 +1,37 @@
+"""Typed exceptions raised by the grader library. Only the CLI turns them into messages and exit codes."""
+from __future__ import annotations
+
+
+class SeqgradeError(Exception):
+    """Base class of every error seqgrade raises on purpose."""
+
+
+class UsageError(SeqgradeError):
+    """The caller asked for something impossible: a missing file, an unknown assignment, a bad option."""
+
+
+class UnknownAssignment(UsageError):
+    def __init__(self, name: str, known: list[str]):
+        super().__init__(f"unknown assignment {name!r}; known assignments: {', '.join(known) or 'none'}")
+        self.name = name
+
+
+class OutputNotWritable(UsageError):
+    def __init__(self, path, reason: str):
+        super().__init__(f"cannot write to {path}: {reason}")
+
+
+class InvalidNotebook(SeqgradeError):
+    """A submission that cannot be read as a notebook. Graders record it as status 'invalid'."""
+
+
+class SandboxUnavailable(SeqgradeError):
+    """The kernel lacks a feature the requested isolation level needs."""
+
+
+class SandboxError(SeqgradeError):
+    """The sandbox machinery itself failed (not the student's code)."""
+
+
+class ProtocolError(SeqgradeError):
+    """A message from the student's process was malformed, too large or not what was asked for."""

@@ -1,0 +1,86 @@
+"""Run a notebook's code cells in a namespace, as if the student ran every cell once, in order.
+
+This module runs in the student's process (the sandbox child, or the in-process backend). It imports
+nothing but the standard library. An exception in one cell is recorded and the next cell still runs.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import traceback
+
+MAX_CAPTURE = 64 * 1024
+
+
+class CappedText(io.TextIOBase):
+    """A text sink that keeps the first MAX_CAPTURE characters and drops the rest (no memory blow-up)."""
+
+    def __init__(self, limit: int = MAX_CAPTURE):
+        self.parts: list[str] = []
+        self.size, self.limit = 0, limit
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        text = str(text)
+        if self.size < self.limit:
+            self.parts.append(text[: self.limit - self.size])
+            self.size += len(self.parts[-1])
+        return len(text)
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
+class _NoIPython:
+    """Stands in for ``get_ipython()``: magics and shell escapes do nothing; anything else is refused."""
+
+    def run_line_magic(self, *args, **kwargs):
+        return None
+
+    def run_cell_magic(self, *args, **kwargs):
+        return None
+
+    def system(self, *args, **kwargs):
+        return None
+
+    def getoutput(self, *args, **kwargs):
+        return []
+
+    def __getattr__(self, name):
+        raise AttributeError(f"seqgrade runs notebooks without IPython, so get_ipython().{name} is not available")
+
+
+def fresh_namespace() -> dict:
+    shell = _NoIPython()
+    return {"__name__": "__main__", "__builtins__": __builtins__, "get_ipython": lambda: shell,
+            "display": lambda *objs, **kwargs: None}
+
+
+def describe_exception(exc: BaseException, limit: int = 2000) -> dict:
+    """Type, message and the innermost line of student code (``<cell N>``) that raised."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<the exception's message could not be shown>"
+    where = ""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.startswith("<cell"):
+            where = f"{frame.filename[1:-1]}, line {frame.lineno}"
+            break
+    return {"type": type(exc).__name__[:100], "message": message[:limit], "where": where}
+
+
+def run_cell(index: int, source: str, ns: dict) -> dict:
+    """Execute one cell; return {"index", "status": "ok"|"error", "message"}."""
+    sink = CappedText()
+    try:
+        code = compile(source, f"<cell {index}>", "exec")
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            exec(code, ns)
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt: the student's cell ends, grading goes on
+        info = describe_exception(exc)
+        where = f" ({info['where']})" if info["where"] else ""
+        return {"index": index, "status": "error", "message": f"{info['type']}: {info['message'][:300]}{where}"}
+    return {"index": index, "status": "ok", "message": ""}

@@ -1,0 +1,132 @@
+"""Frozen result records and their versioned JSON form.
+
+A notebook's result holds one record per exercise, each holding one record per check. Scores are
+kept as floats rounded to 1e-6 so the JSON text is stable across runs.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from .version import RESULT_SCHEMA_VERSION, __version__
+
+CHECK_STATUSES = ("passed", "failed", "error", "timeout", "missing", "manual")
+NOTEBOOK_STATUSES = ("graded", "invalid", "wrong_assignment")
+
+
+def _points(x: float) -> float:
+    return round(float(x), 6) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    status: str
+    points: float
+    max_points: float
+    message: str = ""
+    # Optional picture data for the report (e.g. a causality influence matrix), plain lists only.
+    figure: dict | None = None
+
+    def __post_init__(self):
+        if self.status not in CHECK_STATUSES:
+            raise ValueError(f"unknown check status {self.status!r}")
+        object.__setattr__(self, "points", _points(self.points))
+        object.__setattr__(self, "max_points", _points(self.max_points))
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    id: str
+    checks: tuple[CheckResult, ...]
+    max_score: float
+    manual: bool = False
+
+    @property
+    def score(self) -> float:
+        return _points(sum(c.points for c in self.checks))
+
+    @property
+    def status(self) -> str:
+        statuses = {c.status for c in self.checks}
+        for status in ("manual", "missing", "timeout", "error", "failed"):
+            if status in statuses:
+                return status
+        return "passed"
+
+
+@dataclass(frozen=True)
+class NotebookResult:
+    assignment: str
+    notebook: str
+    status: str
+    exercises: tuple[ExerciseResult, ...] = ()
+    reason: str = ""
+    max_score: float = 0.0
+    cells: tuple[dict, ...] = field(default=())  # per-cell execution notes: index, status, message
+
+    def __post_init__(self):
+        if self.status not in NOTEBOOK_STATUSES:
+            raise ValueError(f"unknown notebook status {self.status!r}")
+        object.__setattr__(self, "max_score", _points(self.max_score))
+
+    @property
+    def score(self) -> float:
+        return _points(sum(e.score for e in self.exercises))
+
+    def exercise(self, exercise_id: str) -> ExerciseResult:
+        for e in self.exercises:
+            if e.id == exercise_id:
+                return e
+        raise KeyError(exercise_id)
+
+    def to_dict(self) -> dict:
+        return {
+            "version": RESULT_SCHEMA_VERSION,
+            "grader_version": __version__,
+            "assignment": self.assignment,
+            "notebook": self.notebook,
+            "status": self.status,
+            "reason": self.reason,
+            "score": self.score,
+            "max_score": self.max_score,
+            "exercises": [
+                {
+                    "id": e.id,
+                    "score": e.score,
+                    "max_score": _points(e.max_score),
+                    "status": e.status,
+                    "checks": [
+                        {k: v for k, v in asdict(c).items() if k != "figure" or v is not None} for c in e.checks
+                    ],
+                }
+                for e in self.exercises
+            ],
+            "cells": list(self.cells),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "NotebookResult":
+        if data.get("version") != RESULT_SCHEMA_VERSION:
+            raise ValueError(f"unsupported result version {data.get('version')!r}")
+        exercises = tuple(
+            ExerciseResult(
+                id=e["id"],
+                max_score=e["max_score"],
+                manual=any(c["status"] == "manual" for c in e["checks"]),
+                checks=tuple(CheckResult(**c) for c in e["checks"]),
+            )
+            for e in data["exercises"]
+        )
+        return cls(
+            assignment=data["assignment"],
+            notebook=data["notebook"],
+            status=data["status"],
+            exercises=exercises,
+            reason=data.get("reason", ""),
+            max_score=data["max_score"],
+            cells=tuple(data.get("cells", ())),
+        )
