@@ -1,0 +1,30 @@
+"""The student's side: run the notebook's cells, then answer calls until the socket closes.
+
+Runs inside the jail, after every privilege is gone. Everything it says is untrusted by the grader.
+"""
+from __future__ import annotations
+
+import socket
+
+from .. import execute, invoke
+from . import framing
+
+
+def serve(sock: socket.socket) -> None:
+    request, _ = framing.recv(sock)
+    ns = execute.fresh_namespace()
+    for index, source in request.get("cells", []):
+        framing.send(sock, {"op": "cell_start", "index": index})
+        report = execute.run_cell(int(index), str(source), ns)
+        framing.send(sock, {"op": "cell_done", **report})
+    framing.send(sock, {"op": "ready"})
+    while True:
+        try:
+            request, values = framing.recv(sock)
+        except framing.Closed:
+            return
+        reply, reply_values = invoke.handle(ns, request, values)
+        try:
+            framing.send(sock, reply, reply_values)
+        except Exception as exc:  # a value the codec could not frame
+            framing.send(sock, {"ok": False, "error": {"type": type(exc).__name__, "message": "the result could not be sent", "where": ""}})

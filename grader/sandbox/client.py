@@ -1,0 +1,266 @@
+"""The grader's side of the sandbox: start a zygote, open one session per submission, call into it.
+
+A session runs the notebook's cells in a jailed process and then answers calls. Timeouts and crashes
+kill the whole jail (through a pidfd, so no pid can be mistaken) and the next call starts it again,
+skipping any cell that hung or ended the process, so one bad cell or function costs only its own checks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Sequence
+
+from ..calls import Reply, StudentCrashed, StudentMissing, StudentTimeout
+from ..backends.replies import to_reply
+from ..errors import ProtocolError, SandboxError, SandboxUnavailable
+from . import framing, isolation
+from .limits import Limits
+
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
+MAX_RESTARTS = 6
+
+
+def _clean_env() -> dict:
+    env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL") if k in os.environ}
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MALLOC_ARENA_MAX="2",
+               PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    return env
+
+
+def _keep_paths() -> list[str]:
+    """Python's own files must stay readable in the jail, wherever they live (a venv in the project)."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    paths.update(p for p in sys.path if p and os.path.isdir(p) and not (p + "/").startswith(PROJECT_ROOT + "/")
+                 and not PROJECT_ROOT.startswith(p.rstrip("/") + "/"))
+    venv = os.path.join(PROJECT_ROOT, ".venv")
+    if os.path.isdir(venv):
+        paths.add(venv)
+    return sorted(os.path.realpath(p) for p in paths if p)
+
+
+def check_isolation(level: str) -> None:
+    """Raise SandboxUnavailable, saying why, when ``level`` cannot be provided on this machine."""
+    if level != "namespaces":
+        return
+    if not hasattr(os, "pidfd_open"):
+        raise SandboxUnavailable("this Python lacks os.pidfd_open (Linux 5.3+ and Python 3.9+ are needed)")
+    found = isolation.probe()
+    if not found["namespaces"]:
+        raise SandboxUnavailable(
+            f"cannot create Linux namespaces here ({found['reason']}). Enable unprivileged user namespaces "
+            f"(sysctl kernel.unprivileged_userns_clone=1) or run as root; or pass --isolation rlimits to accept "
+            f"weaker isolation (no filesystem or network jail)")
+
+
+class Zygote:
+    """One pre-loaded process that forks jails. Not thread-safe: use one per worker."""
+
+    def __init__(self, slot: int = 0, hide: Sequence[str] = ()):
+        self.slot = slot
+        self.hide = sorted({PROJECT_ROOT, *ALWAYS_HIDDEN, *(os.path.realpath(h) for h in hide)})
+        self.keep = _keep_paths()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.control = ours
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),), env=_clean_env(), cwd="/", stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        )
+        theirs.close()
+        self._ready = False
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        if self._ready:
+            return
+        self.control.settimeout(timeout)
+        try:
+            line = self.control.recv(64)
+        except socket.timeout:
+            line = b""
+        if b"ready" not in line:
+            err = self.proc.stderr.read().decode(errors="replace")[-2000:] if self.proc.poll() is not None else ""
+            raise SandboxError(f"the sandbox zygote did not start: {err or 'no answer'}")
+        self._ready = True
+
+    def spawn(self, limits: Limits) -> tuple[socket.socket, socket.socket]:
+        self.wait_ready()
+        data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        uid = 60000 + self.slot
+        spec = {"limits": asdict(limits), "hide": self.hide, "keep": self.keep, "uid": uid, "gid": uid}
+        self.control.settimeout(30)
+        socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
+        data_theirs.close()
+        ctl_theirs.close()
+        return data_ours, ctl_ours
+
+    def close(self) -> None:
+        try:
+            self.control.close()
+        finally:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+            if self.proc.stderr:
+                self.proc.stderr.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Session:
+    """One submission's jailed process, seen through the StudentCode interface."""
+
+    def __init__(self, zygote: Zygote, cells: Sequence[tuple[int, str]], limits: Limits):
+        self.zygote, self.cells, self.limits = zygote, list(cells), limits
+        self.deadline = time.monotonic() + limits.submission_timeout_s
+        self.skip: dict[int, dict] = {}  # cells not run again after they hung or ended the process
+        self.cell_reports: dict[int, dict] = {}
+        self.restarts = 0
+        self.sock = self.ctl = None
+        self.pidfd: int | None = None
+        self._defines: dict[str, bool] = {}
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    def _kill(self) -> None:
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.close(self.pidfd)
+            self.pidfd = None
+        for s in (self.sock, self.ctl):
+            if s is not None:
+                s.close()
+        self.sock = self.ctl = None
+
+    def _exit_detail(self) -> str:
+        """Why the jailed process ended, from the monitor (trusted), if it says within a moment."""
+        if self.ctl is None:
+            return ""
+        self.ctl.settimeout(2.0)
+        try:
+            info = json.loads(self.ctl.recv(4096) or b"{}")
+        except (OSError, ValueError):
+            return ""
+        code = info.get("exit_code")
+        if isinstance(code, int) and code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            hint = " (likely the memory or CPU limit)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV") else ""
+            return f"killed by {name}{hint}"
+        return f"exited with status {code}" if code is not None else ""
+
+    def _remaining(self, limit: float) -> float:
+        return min(limit, self.deadline - time.monotonic())
+
+    def _start(self) -> None:
+        if time.monotonic() >= self.deadline:
+            raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s")
+        if self.restarts > MAX_RESTARTS:
+            raise StudentCrashed("the notebook's process had to be restarted too often; remaining checks were not run")
+        self.restarts += 1
+        self.sock, self.ctl = self.zygote.spawn(self.limits)
+        self.ctl.settimeout(30)
+        try:
+            msg, fds, _, _ = socket.recv_fds(self.ctl, 4096, 1)
+        except OSError as exc:
+            raise SandboxError(f"the sandbox did not start: {exc}") from None
+        if not fds:
+            detail = ""
+            try:
+                detail = json.loads(msg).get("setup_error", "")
+            except ValueError:
+                pass
+            raise SandboxError(f"the sandbox could not be set up: {detail[-1500:] or 'no answer'}")
+        self.pidfd = fds[0]
+        framing.send(self.sock, {"op": "run", "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
+        current = None
+        while True:
+            limit = self.limits.cell_timeout_s if current is not None else 10.0
+            try:
+                msg, _ = framing.recv(self.sock, time.monotonic() + self._remaining(limit))
+            except framing.TimedOut:
+                self._kill()
+                if current is None:
+                    raise StudentTimeout("the notebook's process stopped answering between cells")
+                self.skip[current] = {"index": current, "status": "timeout",
+                                      "message": f"the cell ran longer than {self.limits.cell_timeout_s:g} s and was stopped; later runs skip it"}
+                return self._start()
+            except (framing.Closed, ProtocolError):
+                detail = self._exit_detail()
+                self._kill()
+                if current is None:
+                    raise StudentCrashed(f"the notebook's process ended unexpectedly {detail}".strip())
+                self.skip[current] = {"index": current, "status": "error",
+                                      "message": f"the cell ended the notebook's process ({detail or 'exit or crash'}); later runs skip it"}
+                return self._start()
+            op = msg.get("op")
+            if op == "cell_start":
+                current = int(msg.get("index", -1))
+            elif op == "cell_done":
+                index = int(msg.get("index", -1))
+                self.cell_reports.setdefault(index, {"index": index, "status": str(msg.get("status"))[:10],
+                                                     "message": str(msg.get("message", ""))[:500]})
+                current = None
+            elif op == "ready":
+                return
+            else:
+                self._kill()
+                raise StudentCrashed("the notebook's process sent something unexpected while its cells ran")
+
+    def open(self) -> "Session":
+        self._start()
+        return self
+
+    def reports(self) -> list[dict]:
+        merged = {**self.cell_reports, **self.skip}
+        return [merged[i] for i in sorted(merged)]
+
+    def close(self) -> None:
+        self._kill()
+
+    # --- StudentCode --------------------------------------------------------------------------------
+    def _request(self, request: dict, values: dict, name: str) -> tuple[dict, dict]:
+        if self.sock is None:
+            self._start()
+        try:
+            framing.send(self.sock, request, values)
+            return framing.recv(self.sock, time.monotonic() + self._remaining(self.limits.call_timeout_s))
+        except framing.TimedOut:
+            self._kill()
+            if time.monotonic() >= self.deadline:
+                raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s") from None
+            raise StudentTimeout(f"{name} did not return within {self.limits.call_timeout_s:g} s; it was stopped") from None
+        except (framing.Closed, ProtocolError, OSError) as exc:
+            detail = self._exit_detail() if not isinstance(exc, ProtocolError) else "it sent a malformed reply"
+            self._kill()
+            raise StudentCrashed(f"calling {name} ended the notebook's process ({detail or 'exit or crash'})") from None
+
+    def defines(self, name: str) -> bool:
+        if name not in self._defines:
+            self._defines[name] = bool(self._request({"op": "defines", "name": name}, {}, name)[0].get("defines"))
+        return self._defines[name]
+
+    def get(self, name: str):
+        return to_reply(name, *self._request({"op": "get", "name": name}, {}, name)).value
+
+    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
+             trace: str | None = None, return_args: bool = False) -> Reply:
+        if not self.defines(name):
+            raise StudentMissing(name)
+        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "trace": trace, "return_args": return_args}
+        return to_reply(name, *self._request(request, {"args": list(args), "cotangent": cotangent}, name))

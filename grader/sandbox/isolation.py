@@ -1,0 +1,248 @@
+"""Linux isolation primitives through ctypes: namespaces, mounts, rlimits, capabilities, cgroups.
+
+Used in the zygote's forked children before any student code runs. Nothing here imports the
+reference or the checks.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import sys
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 36, 38, 24
+_ST_TO_MS = {2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOATIME, 2048: MS_NODIRATIME, 4096: MS_RELATIME}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _b(s):
+    return None if s is None else os.fsencode(s)
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source, target, fstype, flags: int = 0, data=None) -> None:
+    _check(_libc.mount(_b(source), _b(target), _b(fstype), flags, _b(data)), f"mount {target}")
+
+
+def prctl(option: int, arg: int = 0) -> None:
+    _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl {option}")
+
+
+def set_parent_death_signal(sig: int) -> None:
+    prctl(PR_SET_PDEATHSIG, sig)
+
+
+def become_subreaper() -> None:
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def map_current_user(uid: int, gid: int) -> None:
+    """After unshare(CLONE_NEWUSER): appear as root inside, mapped to the real (unprivileged) user outside."""
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"0 {uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"0 {gid} 1")
+
+
+def _mount_points() -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            mp = line.split()[4].replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+            points.append(mp)
+    return points
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+SCRATCH = "/tmp/scratch"
+
+
+def build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
+    """In a fresh mount namespace: a new /tmp (tmpfs) whose ``/tmp/scratch`` is the only writable place;
+    ``hide`` directories behind empty tmpfs, except ``keep`` paths inside them; everything else read-only."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    uid, gid = owner
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=0755")
+    staged = []
+    for i, path in enumerate(p for p in keep if any(_inside(p, h) for h in hide)):
+        stage = f"/tmp/.keep{i}"
+        os.mkdir(stage)
+        mount(path, stage, None, MS_BIND | MS_REC)
+        staged.append((stage, path))
+    for path in sorted(set(hide), key=len):
+        if os.path.isdir(path) and not os.path.islink(path) and not _inside(path, "/tmp"):
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    for stage, path in staged:
+        os.makedirs(path, exist_ok=True)
+        mount(stage, path, None, MS_MOVE)
+        os.rmdir(stage)
+    os.mkdir(SCRATCH, 0o700)
+    os.chown(SCRATCH, uid, gid)
+    for mp in sorted(set(_mount_points()), key=len):
+        if mp == "/tmp" or _inside(mp, "/proc") or _inside(mp, "/sys") or mp.startswith("/dev/pts"):
+            continue
+        try:
+            st = os.statvfs(mp)
+        except OSError:
+            continue
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        flags |= sum(ms for st_flag, ms in _ST_TO_MS.items() if st.f_flag & st_flag)
+        try:
+            mount(None, mp, None, flags)
+        except OSError:
+            if mp == "/" or any(_inside(mp, h) for h in hide):
+                raise
+    try:  # /sys: read-only too
+        mount(None, "/sys", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass
+
+
+def mount_private_proc() -> None:
+    """Inside the new PID namespace: a /proc that shows only the sandbox's own processes."""
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def set_rlimits(limits, cpu_s: int) -> None:
+    mb = 2**20
+    for res, value in (
+        (resource.RLIMIT_AS, limits.memory_mb * mb),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_CPU, cpu_s),
+        (resource.RLIMIT_NPROC, limits.nproc),
+    ):
+        resource.setrlimit(res, (value, value))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_privileges(uid: int | None, gid: int | None) -> None:
+    """Lose every privilege: as real root switch to an unprivileged uid; in a user namespace clear the
+    capability sets. Either way forbid regaining privileges through exec."""
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)  # from root to non-root: every capability is cleared
+        return
+    for cap in range(64):
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError:
+            break
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+
+
+def current_cgroup_dir(controller: str) -> str | None:
+    """Writable cgroup v1 directory of this process for ``controller``, or None."""
+    base = f"/sys/fs/cgroup/{controller}"
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if controller in controllers.split(","):
+                    d = base + path
+                    return d if os.access(d, os.W_OK) else None
+    except OSError:
+        return None
+    return None
+
+
+def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[str]:
+    """Best effort (needs root and cgroup v1): put this process in fresh memory and pids cgroups."""
+    made = []
+    for controller, files in (("memory", {"memory.limit_in_bytes": memory_bytes, "memory.swappiness": 0}),
+                              ("pids", {"pids.max": pids})):
+        parent = current_cgroup_dir(controller)
+        if parent is None:
+            continue
+        d = os.path.join(parent, name)
+        try:
+            os.makedirs(d, exist_ok=True)
+            for fname, value in files.items():
+                try:
+                    with open(os.path.join(d, fname), "w") as f:
+                        f.write(str(value))
+                except OSError:
+                    if fname != "memory.swappiness":
+                        raise
+            with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+            made.append(d)
+        except OSError:
+            continue
+    return made
+
+
+def leave_cgroups(dirs: list[str]) -> None:
+    for d in dirs:
+        parent = os.path.dirname(d)
+        try:
+            with open(os.path.join(parent, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+            os.rmdir(d)
+        except OSError:
+            pass
+
+
+def probe() -> dict:
+    """What this machine allows, checked in a throw-away child: {"namespaces": bool, "reason": str}."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        code = 0
+        try:
+            flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID
+            if os.geteuid() != 0:
+                uid, gid = os.getuid(), os.getgid()
+                unshare(flags | CLONE_NEWUSER)
+                map_current_user(uid, gid)
+            else:
+                unshare(flags)
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+        except OSError as exc:
+            os.write(w, str(exc).encode()[:500])
+            code = 1
+        os._exit(code)
+    os.close(w)
+    message = b""
+    while chunk := os.read(r, 4096):
+        message += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    ok = os.waitstatus_to_exitcode(status) == 0
+    return {"namespaces": ok, "reason": "" if ok else message.decode(errors="replace") or "unknown failure",
+            "root": os.geteuid() == 0, "python": sys.version.split()[0]}

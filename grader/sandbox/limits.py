@@ -1,0 +1,35 @@
+"""Resource limits and isolation level for student processes (a frozen config with course defaults)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+ISOLATION_LEVELS = ("namespaces", "rlimits")
+
+
+@dataclass(frozen=True)
+class Limits:
+    call_timeout_s: float = 10.0  # one call of a student function
+    cell_timeout_s: float = 30.0  # one notebook cell (nbgrader's default too)
+    submission_timeout_s: float = 180.0  # wall clock for one notebook: cells and every check
+    cpu_s: int = 120  # CPU seconds of one student process (RLIMIT_CPU)
+    memory_mb: int = 3072  # address space of one student process (RLIMIT_AS); torch needs about 2 GB mapped
+    total_memory_mb: int = 2048  # resident memory of all the submission's processes (cgroup, where available)
+    nproc: int = 32  # processes and threads of the sandbox user (RLIMIT_NPROC) / pids in the cgroup
+    file_size_mb: int = 16  # largest file the student may write (RLIMIT_FSIZE)
+    scratch_mb: int = 64  # size of the writable scratch directory (tmpfs)
+    open_files: int = 256  # RLIMIT_NOFILE
+    isolation: str = "namespaces"  # or "rlimits": no namespaces, only for machines that cannot do better
+
+    def __post_init__(self):
+        if self.isolation not in ISOLATION_LEVELS:
+            raise ValueError(f"isolation must be one of {ISOLATION_LEVELS}; got {self.isolation!r}")
+        for name in ("call_timeout_s", "cell_timeout_s", "submission_timeout_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
+
+    def with_timeout(self, seconds: float | None) -> "Limits":
+        """Scale the wall-clock limits so that one notebook takes at most ``seconds``."""
+        if seconds is None:
+            return self
+        return replace(self, submission_timeout_s=seconds, cell_timeout_s=min(self.cell_timeout_s, seconds),
+                       call_timeout_s=min(self.call_timeout_s, seconds))

@@ -1,0 +1,130 @@
+"""The pre-loaded zygote: imports numpy and torch once, then forks one jailed process per submission.
+
+It never imports the reference, the checks or any student's code: its children inherit its memory.
+Started by :mod:`grader.sandbox.client` as ``python -m grader.sandbox.zygote FD`` with a clean
+environment that pins every thread pool to one thread (a forked child of a parent that ran a
+multi-threaded OpenMP op hangs on its next parallel op).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+import torch
+import torch.nn.functional  # noqa: F401  (loaded before the fork, so students need not read it from disk)
+
+from ..calls import Reply  # noqa: F401  (preload everything the child uses)
+from . import child, framing, isolation
+from .limits import Limits
+
+NS_FLAGS = isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC | isolation.CLONE_NEWUTS | isolation.CLONE_NEWPID
+
+
+def _warm_up() -> None:
+    torch.set_num_threads(1)
+    x = torch.randn(8, 8, requires_grad=True)
+    torch.softmax(x @ x.T, dim=-1).sum().backward()
+    np.linalg.pinv(np.random.default_rng(0).standard_normal((6, 4)))
+
+
+def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -> None:
+    """In S, the student's process: finish the jail, drop privileges, then serve."""
+    if limits.isolation == "namespaces":
+        isolation.mount_private_proc()
+    isolation.set_rlimits(limits, cpu_s=limits.cpu_s)
+    isolation.drop_privileges(spec.get("uid"), spec.get("gid"))
+    os.chdir(scratch)
+    os.environ.clear()
+    os.environ.update({"HOME": scratch, "TMPDIR": scratch, "MPLCONFIGDIR": scratch, "MPLBACKEND": "Agg",
+                       "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    keep = sock.fileno()
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 65536)
+    child.serve(sock)
+
+
+def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
+    """In M: build the jail's namespaces and filesystem, fork S, hand its pidfd to the grader, wait."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.setsid()
+    isolation.set_parent_death_signal(signal.SIGKILL)
+    limits = Limits(**spec["limits"])
+    real_root = os.geteuid() == 0
+    groups = []
+    if real_root:
+        groups = isolation.join_new_cgroups(f"seqgrade-{os.getpid()}", limits.total_memory_mb * 2**20, limits.nproc)
+    if limits.isolation == "namespaces":
+        uid, gid = os.getuid(), os.getgid()
+        isolation.unshare(NS_FLAGS | (0 if real_root else isolation.CLONE_NEWUSER))
+        if not real_root:
+            isolation.map_current_user(uid, gid)
+        owner = (spec["uid"], spec["gid"]) if real_root else (0, 0)
+        isolation.build_filesystem(spec["hide"], spec["keep"], limits.scratch_mb, owner)
+        scratch = isolation.SCRATCH
+    else:
+        scratch = tempfile.mkdtemp(prefix="seqgrade-scratch-")
+        if real_root:
+            os.chown(scratch, spec["uid"], spec["gid"])
+    if not real_root:
+        spec = {**spec, "uid": None, "gid": None}
+    pid = os.fork()
+    if pid == 0:
+        ctl.close()
+        try:
+            _jail_child(spec, limits, data, scratch)
+        finally:
+            os._exit(0)
+    data.close()
+    pidfd = os.pidfd_open(pid)
+    socket.send_fds(ctl, [json.dumps({"pid": pid}).encode()], [pidfd])
+    os.close(pidfd)
+    _, status = os.waitpid(pid, 0)
+    info = {"exit_code": os.waitstatus_to_exitcode(status)}
+    isolation.leave_cgroups(groups)
+    try:
+        ctl.sendall(json.dumps(info).encode())
+    except OSError:
+        pass
+    os._exit(0)
+
+
+def main(control_fd: int) -> None:
+    control = socket.socket(fileno=control_fd)
+    _warm_up()
+    isolation.become_subreaper()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    control.sendall(b'{"ready": true}\n')
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+        except OSError:
+            return
+        if not msg:
+            return
+        spec = json.loads(msg)
+        data, ctl = (socket.socket(fileno=fd) for fd in fds)
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            try:
+                _monitor(spec, data, ctl)
+            except BaseException:
+                try:
+                    ctl.sendall(json.dumps({"setup_error": traceback.format_exc()[-2000:]}).encode())
+                finally:
+                    os._exit(70)
+        data.close()
+        ctl.close()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
