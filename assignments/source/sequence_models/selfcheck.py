@@ -1,0 +1,188 @@
+"""Self-checks for the sequence_models notebook. Run them as often as you like.
+
+Each check tests a property your code must have (shapes, what a window holds, causality, agreement
+with a torch.nn module...). When a property fails, hypothesis shrinks the input to a small example and
+the check prints it with what was expected. Passing these checks is a good sign, not a guarantee: the
+grader checks more. This file needs only numpy, torch and hypothesis.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import traceback
+import warnings
+
+import numpy as np
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+_SETTINGS = settings(max_examples=30, derandomize=True, database=None, deadline=None,
+                     suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+
+
+class PropertyFailed(AssertionError):
+    pass
+
+
+def _run(title: str, prop) -> bool:
+    """Run one property; print a line saying whether it holds, and the smallest counterexample if not."""
+    sink = io.StringIO()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
+            warnings.simplefilter("ignore")
+            prop()
+    except NotImplementedError:
+        print(f"[ ] {title}: not implemented yet")
+        return False
+    except PropertyFailed as exc:
+        print(f"[x] {title}\n    {exc}")
+        return False
+    except Exception as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "selfcheck" not in f.filename]
+        where = f" (line {frames[-1].lineno} of your cell)" if frames else ""
+        print(f"[x] {title}\n    your code raised {type(exc).__name__}: {exc}{where}")
+        return False
+    print(f"[ok] {title}")
+    return True
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise PropertyFailed(message)
+
+
+def _randn(seed, *shape):
+    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape))
+
+
+small_ints = st.lists(st.integers(-9, 9), min_size=2, max_size=10)
+
+
+def check_seq2col(seq2col) -> bool:
+    @_SETTINGS
+    @given(small_ints, st.data())
+    def windows(values, data):
+        s = data.draw(st.integers(1, len(values) - 1))
+        X, y = seq2col(values, s)
+        n = len(values)
+        _require(isinstance(X, np.ndarray) and isinstance(y, np.ndarray), f"seq2col({values}, {s}) should return two ndarrays")
+        _require(X.shape == (n - s, s) and y.shape == (n - s,),
+                 f"seq2col({values}, {s}): X has shape {X.shape} and y {y.shape}; expected {(n - s, s)} and {(n - s,)}")
+        for i in range(n - s):
+            _require(list(X[i]) == values[i:i + s], f"seq2col({values}, {s}): X[{i}] = {list(X[i])}, expected {values[i:i + s]}")
+            _require(y[i] == values[i + s], f"seq2col({values}, {s}): y[{i}] = {y[i]}, expected {values[i + s]}")
+
+    return _run("seq2col: X[i] = seq[i:i+s] and y[i] = seq[i+s]", windows)
+
+
+def check_ar_fit(ar_fit) -> bool:
+    @_SETTINGS
+    @given(small_ints, st.data())
+    def normal_equations(values, data):
+        s = data.draw(st.integers(1, len(values) - 1))
+        w = np.asarray(ar_fit(values, s), dtype=float)
+        _require(w.shape == (s + 1,), f"ar_fit({values}, {s}) has shape {w.shape}; expected ({s + 1},)")
+        A = np.column_stack([np.lib.stride_tricks.sliding_window_view(values, s)[:-1], np.ones(len(values) - s)])
+        grad = A.T @ (A @ w - np.asarray(values[s:], dtype=float))
+        _require(np.allclose(grad, 0, atol=1e-6 * (1 + np.abs(A).max() ** 2)),
+                 f"ar_fit({values}, {s}) = {np.round(w, 4)} is not a least-squares solution: A^T (A w - y) = {np.round(grad, 4)}")
+
+    return _run("ar_fit: the weights solve the least-squares problem", normal_equations)
+
+
+def check_recurrent_unit(recurrent_unit) -> bool:
+    @_SETTINGS
+    @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(0, 999))
+    def matches_rnn_cell(B, d_in, d_h, seed):
+        x, h, Wrec, Win = _randn(seed, B, d_in), _randn(seed + 1, B, d_h), _randn(seed + 2, d_h, d_h), _randn(seed + 3, d_h, d_in)
+        cell = torch.nn.RNNCell(d_in, d_h, bias=False, nonlinearity="relu", dtype=torch.float64)
+        with torch.no_grad():
+            cell.weight_ih.copy_(Win)
+            cell.weight_hh.copy_(Wrec)
+            want = cell(x, h)
+        got = recurrent_unit(x, h, Wrec, Win)
+        _require(isinstance(got, torch.Tensor) and got.shape == (B, d_h), f"shape {getattr(got, 'shape', None)}; expected {(B, d_h)}")
+        _require(torch.allclose(got.detach(), want), f"for B={B}, d_in={d_in}, d_h={d_h} the result differs from torch.nn.RNNCell "
+                                                    f"(max difference {(got.detach() - want).abs().max():.3g})")
+
+    return _run("recurrent_unit: agrees with torch.nn.RNNCell(relu, no bias)", matches_rnn_cell)
+
+
+def check_ar_as_recurrent(ar_as_recurrent) -> bool:
+    @_SETTINGS
+    @given(st.lists(st.sampled_from([1.0, -1.0, 0.5, 2.0]), min_size=1, max_size=4),
+           st.lists(st.sampled_from([1.0, 0.0, -2.0]), min_size=1, max_size=6))
+    def reproduces(w, x):
+        Wrec, win, wout = (torch.as_tensor(t, dtype=torch.float64) for t in ar_as_recurrent(np.array(w)))
+        h = torch.zeros(Wrec.shape[0], dtype=torch.float64)
+        for t, value in enumerate(x):
+            h = Wrec @ h + win.flatten() * value
+            got = float(wout.flatten() @ h)
+            want = sum(w[tau] * x[t - tau] for tau in range(len(w)) if t - tau >= 0)
+            _require(math.isclose(got, want, abs_tol=1e-9), f"w = {w}, x = {x}: y({t + 1}) = {got}, expected {want}")
+
+    return _run("ar_as_recurrent: the linear unit reproduces the AR model", reproduces)
+
+
+def check_forward(forward, recurrent_unit) -> bool:
+    @_SETTINGS
+    @given(st.integers(2, 4), st.integers(1, 4), st.integers(0, 999))
+    def batch_properties(B, T, seed):
+        seqs, Wrec, Win, Wout = _randn(seed, B, T, 2), _randn(seed + 1, 3, 3) / 2, _randn(seed + 2, 3, 2), _randn(seed + 3, 3, 1)
+        y = forward(seqs, Wrec, Win, Wout)
+        _require(isinstance(y, torch.Tensor) and y.shape == (B,), f"forward should return shape ({B},); got {getattr(y, 'shape', None)}")
+        perm = torch.arange(B).flip(0)
+        _require(torch.allclose(forward(seqs[perm], Wrec, Win, Wout), y[perm]),
+                 f"B={B}, T={T}: reversing the batch did not reverse the outputs")
+        other = seqs.clone()
+        other[1:] += 1.0
+        _require(torch.allclose(forward(other, Wrec, Win, Wout)[0], y[0]),
+                 f"B={B}, T={T}: changing sequences 1.. changed the output for sequence 0")
+
+    return _run("forward: batch order and other sequences do not matter", batch_properties)
+
+
+def check_causal_mask(causal_mask) -> bool:
+    @_SETTINGS
+    @given(st.integers(1, 8))
+    def entries(T):
+        m = causal_mask(T)
+        _require(isinstance(m, torch.Tensor) and m.shape == (T, T), f"causal_mask({T}) should be a ({T}, {T}) tensor")
+        for i in range(T):
+            for j in range(T):
+                ok = m[i, j] == 0 if j <= i else m[i, j] == float("-inf")
+                _require(bool(ok), f"causal_mask({T})[{i}, {j}] = {m[i, j].item()}; query {i} "
+                                   f"{'may' if j <= i else 'must not'} see key {j}")
+
+    return _run("causal_mask: 0 where j <= i, -inf where j > i", entries)
+
+
+def check_masked_self_attention(masked_self_attention) -> bool:
+    @_SETTINGS
+    @given(st.integers(2, 6), st.integers(0, 999))
+    def causal(T, seed):
+        X, Wq, Wk, Wv = _randn(seed, T, 3), _randn(seed + 1, 3, 2), _randn(seed + 2, 3, 2), _randn(seed + 3, 3, 2)
+        Y = masked_self_attention(X, Wq, Wk, Wv)
+        _require(isinstance(Y, torch.Tensor) and Y.shape == (T, 2), f"expected shape ({T}, 2); got {getattr(Y, 'shape', None)}")
+        X2 = X.clone()
+        X2[-1] += 1.0
+        Y2 = masked_self_attention(X2, Wq, Wk, Wv)
+        _require(torch.allclose(Y[:-1], Y2[:-1], atol=1e-12),
+                 f"T={T}: changing the last input changed earlier outputs, so attention looks ahead")
+
+    return _run("masked_self_attention: outputs do not depend on later inputs", causal)
+
+
+def check_param_counts(qkv_param_count, mha_param_count) -> bool:
+    def counts():
+        for d_model, n_heads in ((4, 1), (8, 2), (12, 3)):
+            q = sum(p.numel() for _ in range(3) for p in torch.nn.Linear(d_model, d_model, bias=False).parameters())
+            _require(qkv_param_count(d_model, 5) == q, f"qkv_param_count({d_model}, 5) should equal three bias-free Linear layers")
+            for bias in (True, False):
+                m = sum(p.numel() for p in torch.nn.MultiheadAttention(d_model, n_heads, bias=bias).parameters())
+                got = mha_param_count(d_model, n_heads, bias=bias)
+                _require(got == m, f"mha_param_count({d_model}, {n_heads}, bias={bias}) = {got}; torch.nn.MultiheadAttention has {m}")
+
+    return _run("parameter counts agree with torch.nn", counts)

@@ -1,0 +1,52 @@
+"""Scores for nbgrader's autograded cells: ``score("seq2col", globals())`` returns a plain float.
+
+nbgrader runs hidden test cells in the student's own kernel, so this path has nbgrader's trust model
+(the student's earlier cells share the process); use ``seqgrade grade``/``batch`` for isolation. The
+checks are the same as seqgrade's, so the per-exercise scores agree. nbgrader gives a cell 0 if
+anything reaches stderr, so warnings and stderr (also at the file-descriptor level) are silenced while
+the checks run, exceptions are contained, and the score is clipped to [0, points].
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import warnings
+
+from .backends.inprocess import InProcess
+from .checks.base import run_check
+from .registry import get_assignment
+
+
+@contextlib.contextmanager
+def _quiet():
+    sink = io.StringIO()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        with warnings.catch_warnings(), contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def score(exercise_id: str, namespace: dict, assignment: str = "sequence_models") -> float:
+    exercise = get_assignment(assignment).exercise(exercise_id)
+    total = 0.0
+    try:
+        with _quiet():
+            student = InProcess(namespace)
+            for c in exercise.checks:
+                result = run_check(c.name, c.func, c.points, student, c.hint)
+                total += result.points
+                print(f"{c.name}: {result.status} {result.points:g}/{c.points:g} {result.message}")
+    except BaseException:  # nothing may escape into the cell's outputs
+        pass
+    if not math.isfinite(total):
+        return 0.0
+    return float(round(min(max(total, 0.0), exercise.points), 6))

@@ -1,0 +1,100 @@
+"""Read a submitted notebook into the code that will run: a Submission, or InvalidNotebook with a reason.
+
+Student definitions are found by name after running every code cell, so reordered, duplicated,
+inserted or metadata-stripped cells still grade. The assignment's test cells (nbgrader test cells, or
+cells that open with the self-check marker) are not run. IPython syntax (magics, ``!shell``) is
+turned into calls on a stand-in ``get_ipython()`` that does nothing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .errors import InvalidNotebook
+
+MAX_NOTEBOOK_BYTES = 200 * 2**20
+SELF_CHECK_MARKER = "# Self-check"
+
+
+@dataclass(frozen=True)
+class Submission:
+    path: str
+    cells: tuple[tuple[int, str], ...]  # (index in the notebook, Python source) of the cells to run
+    assignment: str | None  # as the notebook's metadata names it, if it does
+    notes: tuple[str, ...] = ()
+
+
+def _ipython_to_python():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    manager = TransformerManager()
+
+    def transform(source: str) -> str:
+        try:
+            return manager.transform_cell(source)
+        except Exception:  # leave it; a SyntaxError will be recorded for the cell
+            return source
+
+    return transform
+
+
+def is_test_cell(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if meta.get("grade") and not meta.get("solution"):
+        return True
+    first = cell.get("source", "").lstrip().splitlines()[:1]
+    return bool(first) and first[0].startswith(SELF_CHECK_MARKER)
+
+
+def read_notebook(path: str | Path) -> tuple[nbformat.NotebookNode, list[str]]:
+    """Parse with clear reasons for each way a file can fail to be a notebook."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidNotebook(f"the file could not be read: {exc.strerror}") from None
+    notes = []
+    if not raw.strip():
+        raise InvalidNotebook("the file is empty")
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise InvalidNotebook(f"the file is {len(raw) / 2**20:.0f} MB; notebooks over {MAX_NOTEBOOK_BYTES // 2**20} MB are not graded")
+    if b"\x00" in raw[:4096]:
+        raise InvalidNotebook("the file is binary, not a notebook (.ipynb files are JSON text)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        notes.append(f"the file is not valid UTF-8 (first bad byte at offset {exc.start}); bad bytes were replaced")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidNotebook(f"the file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+                              f"it may be truncated or edited by hand") from None
+    if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
+        raise InvalidNotebook("the file is JSON but not a Jupyter notebook (no 'cells')")
+    major = data.get("nbformat")
+    if major not in (3, 4):
+        raise InvalidNotebook(f"notebook format version {major!r} is not supported (expected 4, or 3 to convert)")
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as exc:
+        raise InvalidNotebook(f"the notebook could not be read ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return nb, notes
+
+
+def load_submission(path: str | Path) -> Submission:
+    nb, notes = read_notebook(path)
+    transform = _ipython_to_python()
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code" or is_test_cell(cell):
+            continue
+        source = cell.get("source", "")
+        if not isinstance(source, str):
+            source = "".join(source)
+        cells.append((index, transform(source)))
+    assignment = nb.metadata.get("seqgrade", {}).get("assignment") if isinstance(nb.metadata.get("seqgrade"), dict) else None
+    return Submission(path=str(path), cells=tuple(cells), assignment=assignment, notes=tuple(notes))
