@@ -6,10 +6,8 @@ with the assignment's other files (the self-check helper).
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import nbformat
@@ -17,6 +15,7 @@ from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMa
                                     ClearSolutions, ComputeChecksums, LockCells)
 
 from .errors import OutputNotWritable, UnknownAssignment
+from .fsutil import ensure_writable_dir, write_atomic
 
 ASSIGNMENTS_ROOT = Path(__file__).resolve().parents[1] / "assignments"
 STUDENT_STEPS = (CheckCellMetadata, LockCells, ClearSolutions, ClearOutput, ClearHiddenTests, ClearMarkScheme, ComputeChecksums)
@@ -46,22 +45,12 @@ def convert(nb, steps):
     return nb
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-
-
 def release(assignment: str, out: str | Path, *, solutions: bool = False, root: Path = ASSIGNMENTS_ROOT) -> Path:
     """Write the student (or solution) version of ``assignment`` to ``out/assignment/``; return that folder."""
     src = source_dir(assignment, root)
     dest = Path(out) / assignment
     try:
-        dest.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=dest, prefix=".probe-")
-        probe.close()
+        ensure_writable_dir(dest)
     except OSError as exc:
         raise OutputNotWritable(out, exc.strerror or str(exc)) from None
     for path in sorted(src.iterdir()):
@@ -72,7 +61,7 @@ def release(assignment: str, out: str | Path, *, solutions: bool = False, root: 
             nb = convert(nb, SOLUTION_STEPS if solutions else STUDENT_STEPS)
             if solutions:
                 nb = _strip_solution_markers(nb)
-            _write_text_atomic(dest / path.name, nbformat.writes(nb) + "\n")
+            write_atomic(dest / path.name, nbformat.writes(nb) + "\n")
         elif path.is_file():
             shutil.copyfile(path, dest / path.name)
     return dest

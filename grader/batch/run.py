@@ -1,0 +1,138 @@
+"""Grade a batch: discover, skip what is already graded, grade the rest in parallel, write outputs.
+
+Each finished submission is written at once (atomically), so a batch killed at any moment loses only
+the submissions in flight; running it again grades those and skips the rest (results are keyed by a
+hash of the notebook, the assignment, the grader version and the limits).
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import OutputNotWritable, UsageError
+from ..fsutil import ensure_writable_dir
+from ..registry import get_assignment
+from ..results import NotebookResult
+from ..sandbox.limits import Limits
+from . import outputs
+from .inputs import discover
+from .worker import cache_key, grade_job
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    submissions: str
+    assignment: str
+    outdir: str
+    workers: int = 0  # 0: one per core
+    scheduler: str | None = None
+    db_url: str | None = None
+    gradescope: bool = False
+    limits: Limits = Limits()
+    backend: str = "sandbox"
+
+
+@dataclass
+class BatchReport:
+    total: int = 0
+    graded: int = 0
+    reused: int = 0
+    failed: int = 0
+    skipped: list = field(default_factory=list)
+    layout: str = ""
+    results: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def connect_scheduler(address: str, timeout: float = 10.0):
+    """A Dask client for ``address``; UsageError with the reason when it cannot be reached."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=timeout, set_as_default=False)
+    except Exception as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {type(exc).__name__}: {exc}") from None
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
+              progress: Callable[[str, NotebookResult | None, int, int], None] | None = None) -> BatchReport:
+    assignment = get_assignment(config.assignment)
+    found = discover(config.submissions, assignment.id)  # raises UsageError before anything is written
+    client = None
+    own_executor = None
+    try:
+        if executor is None and config.scheduler:
+            client = connect_scheduler(config.scheduler)
+            executor = client.get_executor()
+        outdir = Path(config.outdir)
+        try:
+            ensure_writable_dir(outdir)
+        except OSError as exc:
+            raise OutputNotWritable(outdir, exc.strerror or str(exc)) from None
+        if executor is None:
+            workers = config.workers or default_workers()
+            own_executor = executor = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        report = _grade_all(config, assignment, found, outdir, executor, progress)
+    finally:
+        if own_executor is not None:
+            own_executor.shutdown(wait=True, cancel_futures=True)
+        if client is not None:
+            client.close()
+        found.cleanup()
+    return report
+
+
+def _grade_all(config, assignment, found, outdir, executor, progress) -> BatchReport:
+    start = time.monotonic()
+    report = BatchReport(total=len(found.jobs), skipped=list(found.skipped), layout=found.layout)
+    hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
+    pending = {}
+    done = 0
+    for job in found.jobs:
+        key = cache_key(Path(job.path).read_bytes(), assignment.id, config.limits)
+        cached = outputs.read_result(outdir, job.student)
+        if cached is not None and cached[1] == key:
+            report.results[job.student] = cached[0]
+            report.reused += 1
+            done += 1
+            if progress:
+                progress(job.student, cached[0], done, report.total)
+            continue
+        future = executor.submit(grade_job, job.student, job.path, assignment.id, config.limits, hide, config.backend)
+        pending[future] = (job, key)
+    for future in cf.as_completed(pending):
+        job, key = pending[future]
+        try:
+            payload = future.result()
+        except Exception as exc:  # a worker died: record it, keep going
+            payload = {"student": job.student, "result": None, "error": f"the worker grading it failed: {type(exc).__name__}: {exc}"}
+        if payload["result"] is not None:
+            result = NotebookResult.from_dict(payload["result"])
+            outputs.write_result(outdir, job.student, result, key)
+            report.graded += 1
+        else:
+            result = NotebookResult(assignment=assignment.id, notebook=os.path.basename(job.path), status="invalid",
+                                    reason=f"seqgrade could not grade this notebook: {payload['error']}", max_score=assignment.max_score)
+            report.failed += 1  # not cached: the next run tries again
+        report.results[job.student] = result
+        done += 1
+        if progress:
+            progress(job.student, result, done, report.total)
+    for student, result in sorted(report.results.items()):
+        if config.gradescope:
+            outputs.write_gradescope(outdir, student, result)
+    outputs.write_grades_csv(outdir, assignment, report.results)
+    outputs.write_summary(outdir, assignment, report.results, report.skipped)
+    db_url = config.db_url or f"sqlite:///{(outdir / 'gradebook.db').resolve()}"
+    outputs.write_gradebook(db_url, assignment, report.results)
+    report.seconds = time.monotonic() - start
+    return report

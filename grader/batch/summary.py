@@ -1,0 +1,23 @@
+"""The final summary table of a batch, printed on the terminal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+
+def print_batch_summary(console: Console, report, outdir: Path) -> None:
+    table = Table(title=f"{report.total} submissions ({report.layout} layout) in {report.seconds:.1f} s: "
+                        f"{report.graded} graded now, {report.reused} reused, {report.failed} failed")
+    table.add_column("student")
+    table.add_column("score", justify="right")
+    table.add_column("status")
+    for student, r in sorted(report.results.items()):
+        table.add_row(student, f"{r.score:g}/{r.max_score:g}", r.status + (f": {r.reason[:70]}" if r.reason else ""))
+    console.print(table)
+    for path, why in report.skipped:
+        console.print(f"skipped {path}: {why}", markup=False, highlight=False)
+    for name in ("grades.csv", "summary.html", "results/", "feedback/", "gradebook.db"):
+        if (outdir / name).exists() or name.endswith("/"):
+            console.print(f"  {outdir / name}", markup=False, highlight=False)

@@ -1,0 +1,1 @@
+"""Reports for people: a terminal summary, a self-contained HTML feedback page per notebook."""

@@ -1,0 +1,67 @@
+"""A self-contained HTML feedback page for one notebook: every check, its points and its message.
+
+For causality checks the page draws which outputs moved when each input was perturbed, as an
+inline SVG grid (no scripts, no external files), so it can be mailed or uploaded as is.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from ..results import NotebookResult
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#222;padding:0 1rem}
+h1{font-size:1.5rem;margin-bottom:.2rem} .total{font-size:1.2rem;color:#444}
+section{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.6rem 1rem}
+h2{font-size:1.1rem;margin:.2rem 0;display:flex;justify-content:space-between}
+table{border-collapse:collapse;width:100%} td,th{padding:.3rem .4rem;border-top:1px solid #eee;vertical-align:top;text-align:left}
+.passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing{color:#8a5a00}.manual{color:#1a5fb4}
+pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem;background:#f7f7f7;padding:.4rem;border-radius:4px}
+.badge{font-weight:600}.note{color:#555;font-size:.9rem}
+"""
+
+
+def influence_svg(matrix: list[list[int]], cell: int = 22) -> str:
+    """Rows are outputs (queries), columns the perturbed inputs; red marks a leak into the past."""
+    T = len(matrix)
+    size = cell * T
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + 60}" height="{size + 40}" role="img" '
+             f'aria-label="which outputs changed when each input changed">']
+    for i in range(T):
+        for j in range(T):
+            moved = bool(matrix[i][j])
+            colour = ("#b3261e" if j > i else "#3a7bd5") if moved else "#f0f0f0"
+            parts.append(f'<rect x="{40 + j * cell}" y="{20 + i * cell}" width="{cell - 2}" height="{cell - 2}" fill="{colour}"/>')
+    parts.append(f'<text x="40" y="14" font-size="11">input position j →</text>')
+    parts.append(f'<text x="0" y="{30 + size // 2}" font-size="11" transform="rotate(-90 10,{30 + size // 2})">output i →</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render(result: NotebookResult) -> str:
+    rows = []
+    for e in result.exercises:
+        checks = []
+        for c in e.checks:
+            figure = ""
+            if c.figure and c.figure.get("kind") == "influence":
+                figure = ('<div class="note">Which outputs changed (coloured) when each input was changed; '
+                          'red squares above the diagonal would be outputs that saw the future.</div>'
+                          + influence_svg(c.figure["matrix"]))
+            message = f"<pre>{escape(c.message)}</pre>" if c.message else ""
+            checks.append(f'<tr><td>{escape(c.name)}</td><td class="{c.status} badge">{c.status}</td>'
+                          f'<td>{c.points:g}/{c.max_points:g}</td><td>{message}{figure}</td></tr>')
+        rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)}</span>'
+                    f'<span class="{e.status}">{e.score:g} / {e.max_score:g}</span></h2>'
+                    f'<table><tr><th>check</th><th>status</th><th>points</th><th>details</th></tr>{"".join(checks)}</table></section>')
+    cell_notes = [c for c in result.cells if c.get("status") != "ok"]
+    notes = ""
+    if cell_notes:
+        items = "".join(f"<li>cell {c['index']}: {escape(c['status'])} — {escape(c['message'])}</li>" for c in cell_notes)
+        notes = f'<section><h2>Cells that did not run cleanly</h2><ul class="note">{items}</ul></section>'
+    status = "" if result.status == "graded" else f'<p class="error badge">{escape(result.status)}: {escape(result.reason)}</p>'
+    reason = f'<p class="note">{escape(result.reason)}</p>' if result.status == "graded" and result.reason else ""
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Feedback: {escape(result.notebook)}</title>'
+            f'<style>{CSS}</style></head><body><h1>Feedback for {escape(result.notebook)}</h1>'
+            f'<div class="total">Assignment {escape(result.assignment)}: <b>{result.score:g}</b> of {result.max_score:g} points</div>'
+            f'{status}{reason}{"".join(rows)}{notes}</body></html>\n')

@@ -1,0 +1,26 @@
+"""A terminal summary table of one notebook's result (rich)."""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ..results import NotebookResult
+
+STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan"}
+
+
+def print_summary(result: NotebookResult, console: Console | None = None, *, details: bool = True) -> None:
+    console = console or Console()
+    title = f"{result.notebook}: {result.score:g} / {result.max_score:g}"
+    if result.status != "graded":
+        console.print(f"[bold red]{result.notebook}: {result.status}[/] — {result.reason}")
+    table = Table(title=title, show_lines=False)
+    table.add_column("exercise")
+    table.add_column("score", justify="right")
+    table.add_column("status")
+    table.add_column("first problem", overflow="fold")
+    for e in result.exercises:
+        problem = next((c for c in e.checks if c.status not in ("passed", "manual")), None)
+        text = f"{problem.name}: {problem.message.splitlines()[0]}" if problem and details else ""
+        table.add_row(e.id, f"{e.score:g}/{e.max_score:g}", f"[{STYLE.get(e.status, '')}]{e.status}[/]", text[:240])
+    console.print(table)

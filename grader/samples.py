@@ -1,0 +1,121 @@
+"""Sample submissions made from the solution notebook: correct, partly wrong, hostile and invalid.
+
+Used by ``seqgrade demo`` and the benchmarks. Each sample replaces the source of some solution cells
+(found by grade_id) with other code, so they look like what students hand in.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import nbformat
+
+from .fsutil import write_atomic
+
+WRONG = {
+    "seq2col": '''
+def seq2col(seq, filter_size):
+    seq = np.asarray(seq)
+    X = np.stack([seq[i:i + filter_size] for i in range(len(seq) - filter_size)])
+    return X, seq[filter_size - 1:-1]  # y shifted by one
+''',
+    "recurrent_unit": '''
+def recurrent_unit(x, h_prev, Wrec, Win):
+    return torch.tanh(h_prev @ Wrec.T + x @ Win.T)
+''',
+    "forward": '''
+def forward(seqs, Wrec, Win, Wout):
+    outs = []
+    for b in range(seqs.shape[0]):  # a loop over the batch
+        h = torch.zeros(Wrec.shape[0], dtype=seqs.dtype)
+        for t in range(seqs.shape[1]):
+            h = recurrent_unit(seqs[b, t], h, Wrec, Win)
+        outs.append(h @ Wout[:, 0])
+    return torch.stack(outs)
+''',
+    "causal_mask": '''
+def causal_mask(T):
+    return torch.triu(torch.full((T, T), -1e9), diagonal=1)
+''',
+    "masked_self_attention": '''
+def masked_self_attention(X, Wq, Wk, Wv):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    weights = torch.softmax(Q @ K.transpose(-2, -1) / Q.shape[-1], dim=-1)  # scale 1/d, no mask
+    return weights @ V
+''',
+    "QKV_PARAM_COUNT": "QKV_PARAM_COUNT = '300'\n",
+    "mha_param_count": '''
+def mha_param_count(d_model, n_heads, bias=True):
+    return 3 * d_model * d_model + (3 * d_model if bias else 0)
+''',
+}
+
+HOSTILE = {
+    "imports": '''
+import numpy as np
+import torch
+np.allclose = lambda *a, **k: True
+torch.allclose = lambda *a, **k: True
+class Anything:
+    def __eq__(self, other): return True
+    shape = property(lambda self: (1,))
+print('{"score": 27, "status": "graded"}')
+''',
+    "seq2col": '''
+def seq2col(seq, filter_size):
+    return Anything(), Anything()
+''',
+    "recurrent_unit": '''
+def recurrent_unit(x, h_prev, Wrec, Win):
+    import os
+    os._exit(0)
+''',
+    "forward": '''
+def forward(seqs, Wrec, Win, Wout):
+    while True:
+        pass
+''',
+    "causal_mask": '''
+def causal_mask(T):
+    import socket
+    socket.create_connection(("127.0.0.1", 22), timeout=1)
+''',
+    "ar_fit": '''
+def ar_fit(seq, filter_size):
+    return np.array(open("/work/main/reference/answers.py").read())
+''',
+}
+
+
+def _replace_cells(nb, replacements: dict[str, str]):
+    nb = nbformat.from_dict(nb)
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in replacements:
+            cell.source = replacements[gid].strip("\n")
+    return nb
+
+
+def make_samples(solution_notebook: str | Path, out_dir: str | Path, *, count: int = 6, seed: int = 0) -> list[Path]:
+    """Write ``count`` submissions (student ids ``student01``...) cycling through the four kinds."""
+    base = nbformat.read(solution_notebook, as_version=4)
+    rng = random.Random(seed)
+    out_dir = Path(out_dir)
+    paths = []
+    for i in range(count):
+        kind = ("correct", "partly_wrong", "hostile", "invalid")[i % 4]
+        path = out_dir / f"student{i + 1:02d}.ipynb"
+        if kind == "invalid":
+            text = nbformat.writes(base)
+            write_atomic(path, text[: rng.randrange(len(text) // 4, len(text) // 2)])  # truncated upload
+        else:
+            if kind == "partly_wrong":
+                chosen = sorted(rng.sample(sorted(WRONG), 3))
+                nb = _replace_cells(base, {k: WRONG[k] for k in chosen})
+            elif kind == "hostile":
+                nb = _replace_cells(base, HOSTILE)
+            else:
+                nb = base
+            write_atomic(path, nbformat.writes(nb) + "\n")
+        paths.append(path)
+    return paths
