@@ -4,18 +4,27 @@ Runs inside the jail, after every privilege is gone. Everything it says is untru
 """
 from __future__ import annotations
 
+import os
 import socket
 
 from .. import execute, invoke
 from . import framing
 
 
+def _only_the_original(pid: int) -> None:
+    """Processes the student forked must not speak on the socket: they leave as soon as they return here."""
+    if os.getpid() != pid:
+        os._exit(0)
+
+
 def serve(sock: socket.socket) -> None:
+    pid = os.getpid()
     request, _ = framing.recv(sock)
     ns = execute.fresh_namespace()
     for index, source in request.get("cells", []):
         framing.send(sock, {"op": "cell_start", "index": index})
         report = execute.run_cell(int(index), str(source), ns)
+        _only_the_original(pid)
         framing.send(sock, {"op": "cell_done", **report})
     framing.send(sock, {"op": "ready"})
     while True:
@@ -24,6 +33,7 @@ def serve(sock: socket.socket) -> None:
         except framing.Closed:
             return
         reply, reply_values = invoke.handle(ns, request, values)
+        _only_the_original(pid)
         try:
             framing.send(sock, reply, reply_values)
         except Exception as exc:  # a value the codec could not frame

@@ -1,0 +1,276 @@
+"""Hostile student code in the sandbox gains nothing and harms nothing.
+
+One zygote serves the whole module (as in a batch). Limits are short so hangs cost seconds.
+"""
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.checks.base import run_check
+from grader.registry import SEQUENCE_MODELS
+from grader.sandbox.client import PROJECT_ROOT, Session, Zygote
+from grader.sandbox.limits import Limits
+
+from .solutions import SOLUTION
+
+LIMITS = Limits(call_timeout_s=3, cell_timeout_s=3, submission_timeout_s=60, memory_mb=3072, total_memory_mb=1024)
+SLOT = 7
+
+
+@pytest.fixture(scope="module")
+def zygote(tmp_path_factory):
+    z = Zygote(slot=SLOT, hide=[str(tmp_path_factory.getbasetemp())])
+    z.wait_ready()
+    yield z
+    z.close()
+
+
+def run(zygote, *sources, limits=LIMITS):
+    session = Session(zygote, [(i, s) for i, s in enumerate(sources)], limits).open()
+    return session
+
+
+def score(session, exercise_id):
+    ex = SEQUENCE_MODELS.exercise(exercise_id)
+    return [run_check(c.name, c.func, c.points, session, c.hint) for c in ex.checks]
+
+
+def sandbox_processes():
+    uid = 60000 + SLOT
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                found.append(pid)
+        except FileNotFoundError:
+            pass
+    return found
+
+
+WRONG_SEQ2COL = """
+def seq2col(seq, filter_size):
+    seq = np.asarray(seq)
+    return np.stack([seq[i:i + filter_size] for i in range(len(seq) - filter_size)]), seq[:len(seq) - filter_size]
+"""
+
+
+def test_solution_passes_in_the_sandbox(zygote):
+    session = run(zygote, SOLUTION)
+    try:
+        assert all(r.status == "passed" for r in score(session, "seq2col"))
+        assert all(r.status == "passed" for r in score(session, "forward"))
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize("attack", [
+    "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\nimport torch\ntorch.allclose = lambda *a, **k: True",
+    "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda x: 0",
+    "print('{\"status\": \"graded\", \"score\": 27}')\nimport sys\nsys.stdout.write('SQG\\x01' + '\\x00' * 12)",
+    "import torch.testing\ntorch.testing.assert_close = lambda *a, **k: None",
+])
+def test_patching_comparisons_in_the_student_process_changes_nothing(zygote, attack):
+    session = run(zygote, SOLUTION, WRONG_SEQ2COL, attack)
+    try:
+        results = {r.name: r for r in score(session, "seq2col")}
+        assert results["check_seq2col_windows"].status == "failed"
+    finally:
+        session.close()
+
+
+def test_an_always_equal_object_is_not_a_correct_answer(zygote):
+    evil = """
+class Anything:
+    def __eq__(self, other): return True
+    def __array__(self, *a, **k): raise RuntimeError('no')
+def seq2col(seq, filter_size):
+    return Anything(), Anything()
+CAUSAL_MASK_CHOICE = Anything()
+"""
+    session = run(zygote, SOLUTION, evil)
+    try:
+        assert sum(r.points for r in score(session, "seq2col")) <= 0.5  # only "leaves input unchanged" holds
+        (choice,) = score(session, "CAUSAL_MASK_CHOICE")
+        assert choice.status == "failed" and "Anything" in choice.message
+    finally:
+        session.close()
+
+
+def test_ipython_input_transformer_cannot_rewrite_later_cells(zygote):
+    evil = "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])"
+    session = run(zygote, evil, SOLUTION)
+    try:
+        assert session.reports()[0]["status"] == "error"
+        assert all(r.status == "passed" for r in score(session, "seq2col"))
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize("cell, status", [
+    ("import sys\nsys.exit(0)", "error"),
+    ("import os\nos._exit(0)", "error"),
+    ("while True:\n    pass", "timeout"),
+    ("import time\ntime.sleep(10**6)", "timeout"),
+    # getppid() is 0 in the jail's PID namespace and its init ignores these signals: nothing happens
+    ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)", "ok"),
+    ("def f(n):\n    return f(n + 1)\nf(0)", "error"),
+])
+def test_a_cell_that_exits_hangs_or_kills_is_recorded_and_later_cells_still_run(zygote, cell, status):
+    start = time.monotonic()
+    session = run(zygote, cell, SOLUTION)
+    try:
+        assert session.reports()[0]["status"] == status, session.reports()
+        assert all(r.status == "passed" for r in score(session, "causal_mask"))
+    finally:
+        session.close()
+    assert time.monotonic() - start < 20
+    assert zygote.proc.poll() is None  # the zygote survived
+    time.sleep(0.2)
+    assert sandbox_processes() == []
+
+
+def test_a_function_that_hangs_costs_one_timeout_and_only_its_own_points(zygote):
+    session = run(zygote, SOLUTION, "def forward(seqs, Wrec, Win, Wout):\n    while True:\n        pass")
+    try:
+        start = time.monotonic()
+        results = score(session, "forward")
+        assert {r.status for r in results} == {"timeout"}
+        assert time.monotonic() - start < 2 * LIMITS.call_timeout_s + 5
+        assert all(r.status == "passed" for r in score(session, "recurrent_unit"))
+    finally:
+        session.close()
+
+
+def test_memory_bomb_is_stopped(zygote):
+    bomb = "def seq2col(seq, filter_size):\n    x = []\n    while True:\n        x.append(bytearray(50 * 2**20))"
+    session = run(zygote, SOLUTION, bomb)
+    try:
+        results = score(session, "seq2col")
+        assert all(r.points == 0 for r in results)
+        assert all(r.status in ("error", "timeout") for r in results)
+        assert all(r.status == "passed" for r in score(session, "causal_mask"))
+    finally:
+        session.close()
+
+
+def test_fork_bomb_is_contained(zygote):
+    bomb = "import os\nfor _ in range(10000):\n    try:\n        os.fork()\n    except OSError:\n        break"
+    session = run(zygote, bomb, SOLUTION)
+    try:
+        assert all(r.status == "passed" for r in score(session, "causal_mask"))
+    finally:
+        session.close()
+    time.sleep(0.5)
+    assert sandbox_processes() == []
+
+
+def test_threads_left_running_die_with_the_session(zygote):
+    code = "import threading, time\nthreading.Thread(target=lambda: time.sleep(10**6), daemon=False).start()"
+    session = run(zygote, code, SOLUTION)
+    session.close()
+    time.sleep(0.3)
+    assert sandbox_processes() == []
+
+
+def test_reference_grader_and_other_files_are_hidden(zygote, tmp_path):
+    secret = tmp_path / "other_student.ipynb"
+    secret.write_text("secret")
+    probe = f"""
+import os
+RESULTS = []
+for path in {[os.path.join(PROJECT_ROOT, 'reference', 'answers.py'), os.path.join(PROJECT_ROOT, 'grader', 'registry.py'), str(secret), '/root/.bashrc']!r}:
+    try:
+        RESULTS.append(open(path).read()[:20])
+    except OSError as exc:
+        RESULTS.append(type(exc).__name__)
+try:
+    import reference
+    RESULTS.append('imported reference')
+except ImportError:
+    RESULTS.append('ImportError')
+"""
+    session = run(zygote, probe)
+    try:
+        got = session.get("RESULTS")
+        assert got[:4] == ["FileNotFoundError"] * 4, got
+        assert got[4] == "ImportError"
+    finally:
+        session.close()
+
+
+def test_writes_outside_the_scratch_directory_fail(zygote, tmp_path):
+    targets = [os.path.join(PROJECT_ROOT, "README.md"), "/etc/seqgrade-pwned", str(tmp_path / "x"), "/var/tmp/x"]
+    probe = f"""
+import os
+RESULTS = []
+for path in {targets!r}:
+    try:
+        with open(path, 'a') as f:
+            f.write('pwned')
+        RESULTS.append('wrote')
+    except OSError as exc:
+        RESULTS.append(type(exc).__name__)
+with open('scratch.txt', 'w') as f:
+    f.write('ok')
+RESULTS.append(open('scratch.txt').read())
+"""
+    before = Path(PROJECT_ROOT, "README.md").read_bytes() if Path(PROJECT_ROOT, "README.md").exists() else None
+    session = run(zygote, probe)
+    try:
+        got = session.get("RESULTS")
+        assert "wrote" not in got[:4], got
+        assert got[4] == "ok"
+    finally:
+        session.close()
+    assert not Path("/etc/seqgrade-pwned").exists() and not (tmp_path / "x").exists()
+    if before is not None:
+        assert Path(PROJECT_ROOT, "README.md").read_bytes() == before
+
+
+def test_no_network_connection_leaves_the_sandbox(zygote):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(5)
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    accepted = []
+
+    def accept():
+        try:
+            accepted.append(server.accept())
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    probe = f"""
+import socket
+try:
+    socket.create_connection(('127.0.0.1', {port}), timeout=1)
+    RESULT = 'connected'
+except OSError as exc:
+    RESULT = type(exc).__name__
+"""
+    session = run(zygote, probe)
+    try:
+        assert session.get("RESULT") != "connected"
+    finally:
+        session.close()
+        thread.join()
+        server.close()
+    assert accepted == []
+
+
+def test_the_sandbox_runs_as_an_unprivileged_user(zygote):
+    session = run(zygote, "import os\nIDS = [os.getuid(), os.geteuid()]\nCWD = os.getcwd()")
+    try:
+        ids = session.get("IDS")
+        if os.geteuid() == 0:
+            assert ids == [60000 + SLOT] * 2
+        assert session.get("CWD") == "/tmp/scratch"
+    finally:
+        session.close()
