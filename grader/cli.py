@@ -41,6 +41,7 @@ def cmd_grade(args, console: Console) -> int:
     from .report.terminal import print_summary
     from .fsutil import write_atomic
 
+    limits = _limits(args)
     path = Path(args.notebook)
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
@@ -52,7 +53,7 @@ def cmd_grade(args, console: Console) -> int:
             Path(args.feedback).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise OutputNotWritable(args.feedback, exc.strerror or str(exc)) from None
-    with Grader(_limits(args), backend=args.backend) as grader:
+    with Grader(limits, backend=args.backend) as grader:
         result = grader.grade(path, args.assignment)
     if args.feedback:
         try:

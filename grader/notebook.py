@@ -8,6 +8,7 @@ turned into calls on a stand-in ``get_ipython()`` that does nothing.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,7 +80,9 @@ def read_notebook(path: str | Path) -> tuple[nbformat.NotebookNode, list[str]]:
     if major not in (3, 4):
         raise InvalidNotebook(f"notebook format version {major!r} is not supported (expected 4, or 3 to convert)")
     try:
-        nb = nbformat.reads(text, as_version=4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. duplicate cell ids, which nbformat repairs
+            nb = nbformat.reads(text, as_version=4)
     except Exception as exc:
         raise InvalidNotebook(f"the notebook could not be read ({type(exc).__name__}: {str(exc)[:200]})") from None
     return nb, notes

@@ -13,3 +13,27 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def released(tmp_path_factory):
+    """The student and solution versions of sequence_models, made once per test session."""
+    from grader.release import release
+
+    root = tmp_path_factory.mktemp("released")
+    student = release("sequence_models", root / "student") / "sequence_models.ipynb"
+    solution = release("sequence_models", root / "solution", solutions=True) / "sequence_models.ipynb"
+    return student, solution
+
+
+@pytest.fixture(scope="session")
+def sandbox_grader():
+    """One sandboxed Grader (one pre-loaded zygote) shared by the tests that grade whole notebooks."""
+    from grader.grading import Grader
+    from grader.sandbox.limits import Limits
+
+    with Grader(Limits(call_timeout_s=5, cell_timeout_s=5, submission_timeout_s=90), slot=11) as grader:
+        yield grader

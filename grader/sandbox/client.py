@@ -63,8 +63,8 @@ def check_isolation(level: str) -> None:
 class Zygote:
     """One pre-loaded process that forks jails. Not thread-safe: use one per worker."""
 
-    def __init__(self, slot: int = 0, hide: Sequence[str] = ()):
-        self.slot = slot
+    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False):
+        self.slot, self.rootless = slot, rootless
         self.hide = sorted({PROJECT_ROOT, *ALWAYS_HIDDEN, *(os.path.realpath(h) for h in hide)})
         self.keep = _keep_paths()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -95,7 +95,8 @@ class Zygote:
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         uid = 60000 + self.slot
-        spec = {"limits": asdict(limits), "hide": self.hide, "keep": self.keep, "uid": uid, "gid": uid}
+        spec = {"limits": asdict(limits), "hide": self.hide, "keep": self.keep, "uid": uid, "gid": uid,
+                "rootless": self.rootless}
         self.control.settimeout(30)
         socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
         data_theirs.close()

@@ -274,3 +274,45 @@ def test_the_sandbox_runs_as_an_unprivileged_user(zygote):
         assert session.get("CWD") == "/tmp/scratch"
     finally:
         session.close()
+
+
+def test_the_unprivileged_user_namespace_path_isolates_too(tmp_path):
+    """What a TA's laptop gets (no root): a user namespace with every capability dropped."""
+    with Zygote(slot=SLOT + 1, rootless=True) as z:
+        probe = f"""
+import os, socket
+RESULTS = []
+for path in {[os.path.join(PROJECT_ROOT, 'reference', 'answers.py')]!r}:
+    try:
+        open(path).read()
+        RESULTS.append('read')
+    except OSError as exc:
+        RESULTS.append(type(exc).__name__)
+for path in {[os.path.join(PROJECT_ROOT, 'README.md'), '/etc/pwned']!r}:
+    try:
+        open(path, 'a').write('x')
+        RESULTS.append('wrote')
+    except OSError as exc:
+        RESULTS.append(type(exc).__name__)
+try:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    RESULTS.append('remounted' if libc.mount(None, b'/', None, 32 | 4096, None) == 0 else 'mount refused')
+except Exception as exc:
+    RESULTS.append(type(exc).__name__)
+try:
+    socket.create_connection(('127.0.0.1', 22), timeout=1)
+    RESULTS.append('connected')
+except OSError:
+    RESULTS.append('no network')
+"""
+        session = Session(z, [(0, probe), (1, SOLUTION)], LIMITS).open()
+        try:
+            got = session.get("RESULTS")
+            assert got[0] == "FileNotFoundError"
+            assert "wrote" not in got[1:3]
+            assert got[3] == "mount refused"
+            assert got[4] == "no network"
+            assert all(r.status == "passed" for r in score(session, "causal_mask"))
+        finally:
+            session.close()
