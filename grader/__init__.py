@@ -7,6 +7,14 @@ Layers, lowest first (a module may import only from layers below it; tests/test_
   3. grading                                               one notebook end to end
   4. batch, release, report, nbgrader_hook, demo, cli      what users run
 """
-from .version import __version__
+import os as _os
+import tempfile as _tempfile
+
+# hypothesis keeps a cache in ./.hypothesis by default, even without an example database; graders run
+# in course folders that must stay clean, so it goes to a per-user temporary folder instead.
+_os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
+                       _os.path.join(_tempfile.gettempdir(), f"seqgrade-hypothesis-{_os.getuid()}"))
+
+from .version import __version__  # noqa: E402
 
 __all__ = ["__version__"]
