@@ -159,7 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=False)
-    errors = Console(stderr=True)
+
+    def error(text: str) -> None:  # one plain line, never wrapped
+        print(text.replace("\n", " "), file=sys.stderr)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -168,13 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args, console)
     except UsageError as exc:
-        errors.print(f"seqgrade: error: {exc}", markup=False, highlight=False)
+        error(f"seqgrade: error: {exc}")
         return EXIT_USAGE
     except (SandboxUnavailable, SandboxError) as exc:
-        errors.print(f"seqgrade: sandbox: {exc}", markup=False, highlight=False)
+        error(f"seqgrade: sandbox: {exc}")
         return EXIT_SANDBOX
     except SeqgradeError as exc:
-        errors.print(f"seqgrade: {exc}", markup=False, highlight=False)
+        error(f"seqgrade: {exc}")
         return 1
 
 

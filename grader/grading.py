@@ -63,6 +63,10 @@ class Grader:
             check_isolation(limits.isolation)
             self._zygote = Zygote(slot=slot, hide=self._hide)
 
+    def set_hidden(self, hide: Sequence[str]) -> None:
+        if self._zygote is not None:
+            self._zygote.set_hidden(hide)
+
     def close(self) -> None:
         if self._zygote is not None:
             self._zygote.close()

@@ -25,7 +25,7 @@ def cache_key(notebook_bytes: bytes, assignment: str, limits: Limits) -> str:
 
 def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
     global _GRADER, _GRADER_KEY
-    key = (limits, hide, backend)
+    key = (limits, backend)
     if _GRADER is None or _GRADER_KEY != key:
         from ..grading import Grader
 
@@ -34,6 +34,7 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
         _GRADER = Grader(limits, backend=backend, slot=os.getpid() % 5000, hide=hide)
         _GRADER_KEY = key
         atexit.register(_GRADER.close)
+    _GRADER.set_hidden(hide)
     return _GRADER
 
 

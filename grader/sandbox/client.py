@@ -65,7 +65,7 @@ class Zygote:
 
     def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False):
         self.slot, self.rootless = slot, rootless
-        self.hide = sorted({PROJECT_ROOT, *ALWAYS_HIDDEN, *(os.path.realpath(h) for h in hide)})
+        self.set_hidden(hide)
         self.keep = _keep_paths()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.control = ours
@@ -76,6 +76,10 @@ class Zygote:
         )
         theirs.close()
         self._ready = False
+
+    def set_hidden(self, hide: Sequence[str]) -> None:
+        """Folders the student must not see (submissions, outputs), besides the project and home folders."""
+        self.hide = sorted({PROJECT_ROOT, *ALWAYS_HIDDEN, *(os.path.realpath(h) for h in hide)})
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         if self._ready:
