@@ -81,23 +81,24 @@ SCRATCH = "/tmp/scratch"
 
 def build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
     """In a fresh mount namespace: a new /tmp (tmpfs) whose ``/tmp/scratch`` is the only writable place;
-    ``hide`` directories behind empty tmpfs, except ``keep`` paths inside them; everything else read-only."""
+    ``hide`` directories behind empty tmpfs, except ``keep`` paths inside them (or inside /tmp); everything
+    else read-only."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
+    covered = [*hide, "/tmp"]
+    # Hold every path to keep open before anything covers it; bind it back later from /proc/self/fd.
+    held = []
+    for path in keep:
+        if any(_inside(path, c) for c in covered) and os.path.isdir(path):
+            held.append((os.open(path, os.O_PATH | os.O_DIRECTORY), path))
     uid, gid = owner
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=0755")
-    staged = []
-    for i, path in enumerate(p for p in keep if any(_inside(p, h) for h in hide)):
-        stage = f"/tmp/.keep{i}"
-        os.mkdir(stage)
-        mount(path, stage, None, MS_BIND | MS_REC)
-        staged.append((stage, path))
     for path in sorted(set(hide), key=len):
         if os.path.isdir(path) and not os.path.islink(path) and not _inside(path, "/tmp"):
             mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-    for stage, path in staged:
+    for fd, path in held:
         os.makedirs(path, exist_ok=True)
-        mount(stage, path, None, MS_MOVE)
-        os.rmdir(stage)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
     os.mkdir(SCRATCH, 0o700)
     os.chown(SCRATCH, uid, gid)
     for mp in sorted(set(_mount_points()), key=len):
@@ -112,7 +113,7 @@ def build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, owner: t
         try:
             mount(None, mp, None, flags)
         except OSError:
-            if mp == "/" or any(_inside(mp, h) for h in hide):
+            if mp == "/" or any(_inside(mp, h) for h in covered):
                 raise
     try:  # /sys: read-only too
         mount(None, "/sys", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
