@@ -6,6 +6,8 @@ import numbers
 
 import torch
 
+from .flash import flash_attention
+
 __all__ = ["causal_mask", "masked_self_attention", "qkv_param_count", "mha_param_count"]
 
 
@@ -28,7 +30,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
 
 def masked_self_attention(X: torch.Tensor, Wq: torch.Tensor, Wk: torch.Tensor, Wv: torch.Tensor) -> torch.Tensor:
-    """Causal single-head self-attention: ``softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V``.
+    """Causal single-head self-attention: ``softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V``, via the fused kernel.
 
     ``X (T, d)`` or ``(B, T, d)``, ``Wq, Wk (d, d_k)``, ``Wv (d, d_v)``; returns ``(T, d_v)`` or ``(B, T, d_v)``.
     """
@@ -40,11 +42,13 @@ def masked_self_attention(X: torch.Tensor, Wq: torch.Tensor, Wk: torch.Tensor, W
             raise ValueError(f"{name} must have shape (d, _) with d = {d}; got {tuple(W.shape)}")
     if Wq.shape[1] != Wk.shape[1]:
         raise ValueError(f"Wq and Wk must have the same shape (d, d_k); got {tuple(Wq.shape)} and {tuple(Wk.shape)}")
-    T, d_k = X.shape[-2], Wq.shape[1]
-    q, k, v = X @ Wq, X @ Wk, X @ Wv  # (..., T, d_k), (..., T, d_k), (..., T, d_v)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., T, T)
-    scores = scores + causal_mask(T).to(dtype=scores.dtype, device=scores.device)  # (..., T, T)
-    return torch.softmax(scores, dim=-1) @ v  # (..., T, d_v)
+    d_k = Wq.shape[1]
+    batched = X.ndim == 3
+    Xb = X if batched else X[None]  # (B, T, d)
+    q, k, v = (Xb @ W for W in (Wq, Wk, Wv))  # (B, T, d_k), (B, T, d_k), (B, T, d_v)
+    # One head: (B, 1, T, d). The fused kernel (Triton on CUDA, tiled elsewhere) applies the causal mask.
+    y = flash_attention(q[:, None], k[:, None], v[:, None], causal=True, scale=1.0 / math.sqrt(d_k))[:, 0]  # (B, T, d_v)
+    return y if batched else y[0]  # (B, T, d_v) or (T, d_v)
 
 
 def qkv_param_count(d_model: int, seq_len: int) -> int:

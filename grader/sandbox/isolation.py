@@ -80,7 +80,7 @@ SCRATCH = "/tmp/scratch"
 
 
 def build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
-    """In a fresh mount namespace: a new /tmp (tmpfs) whose ``/tmp/scratch`` is the only writable place;
+    """In a fresh mount namespace: a new, read-only /tmp holding ``/tmp/scratch``, the only writable place;
     ``hide`` directories behind empty tmpfs, except ``keep`` paths inside them (or inside /tmp); everything
     else read-only."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -91,7 +91,7 @@ def build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, owner: t
         if any(_inside(path, c) for c in covered) and os.path.isdir(path):
             held.append((os.open(path, os.O_PATH | os.O_DIRECTORY), path))
     uid, gid = owner
-    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=0755")
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     for path in sorted(set(hide), key=len):
         if os.path.isdir(path) and not os.path.islink(path) and not _inside(path, "/tmp"):
             mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
@@ -100,9 +100,9 @@ def build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, owner: t
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
     os.mkdir(SCRATCH, 0o700)
-    os.chown(SCRATCH, uid, gid)
+    mount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=0700,uid={uid},gid={gid}")
     for mp in sorted(set(_mount_points()), key=len):
-        if mp == "/tmp" or _inside(mp, "/proc") or _inside(mp, "/sys") or mp.startswith("/dev/pts"):
+        if mp == SCRATCH or _inside(mp, "/proc") or _inside(mp, "/sys") or mp.startswith("/dev/pts"):
             continue
         try:
             st = os.statvfs(mp)

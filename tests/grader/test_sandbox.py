@@ -306,11 +306,14 @@ try:
 except OSError:
     RESULTS.append('no network')
 """
+        readme = Path(PROJECT_ROOT, "README.md")
+        before = readme.read_bytes() if readme.exists() else None
         session = Session(z, [(0, probe), (1, SOLUTION)], LIMITS).open()
         try:
             got = session.get("RESULTS")
             assert got[0] == "FileNotFoundError"
-            assert "wrote" not in got[1:3]
+            assert "wrote" not in got[1:3], got
+            assert (readme.read_bytes() if readme.exists() else None) == before
             assert got[3] == "mount refused"
             assert got[4] == "no network"
             assert all(r.status == "passed" for r in score(session, "causal_mask"))
