@@ -12,8 +12,9 @@ def naive(q, k, v, causal, scale=None):
     s = (q @ k.transpose(-2, -1)) * scale  # (B, H, N_q, N_k)
     if causal:
         s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1), float("-inf"))
-    lse = torch.logsumexp(s.float(), -1)
-    return torch.softmax(s.float(), -1).to(q.dtype) @ v, lse
+    acc = torch.promote_types(s.dtype, torch.float32)
+    lse = torch.logsumexp(s.to(acc), -1)
+    return torch.softmax(s.to(acc), -1).to(q.dtype) @ v, lse
 
 
 def max_err(a, b):
