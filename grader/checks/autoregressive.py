@@ -53,14 +53,21 @@ def check_seq2col_windows(student):
 
 
 def check_seq2col_leaves_input_unchanged(student):
-    """seq2col does not modify the array it is given."""
+    """seq2col returns its windows without modifying the array it is given."""
 
     def prop(case):
         seq, s = case
         reply = call(student, "seq2col", seq, s, return_args=True)
+        context = format_call("seq2col", (seq, s))
+        got = reply.value
+        # Only a real answer earns this: a function that returns junk also leaves its input alone.
+        if not isinstance(got, (tuple, list)) or len(got) != 2 or any(kind_of(v) != "ndarray" for v in got) \
+                or got[0].shape != (len(seq) - s, s):
+            raise CheckFailed(f"{context} should return a pair of arrays (X, y) with X of shape {(len(seq) - s, s)}; "
+                              f"got {describe(got)}")
         after = reply.args_after[0] if reply.args_after else None
         if after is None or kind_of(after) != "ndarray" or after.shape != seq.shape or not np.array_equal(after, seq):
-            raise CheckFailed(f"{format_call('seq2col', (seq, s))} changed its input to {describe(after)}")
+            raise CheckFailed(f"{context} changed its input to {describe(after)}")
 
     for_all(strategies.sequences(forms=("int_array", "float_array")), prop, max_examples=5)
 

@@ -6,15 +6,25 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 
 from .. import execute, invoke
 from . import framing
 
 
-def _only_the_original(pid: int) -> None:
-    """Processes the student forked must not speak on the socket: they leave as soon as they return here."""
+def _only_the_original(pid: int) -> int:
+    """Processes the student forked must not speak on the socket: they leave as soon as they return here.
+
+    Threads the student left running would steal time from every later call (and make timeouts depend
+    on load). A fork keeps only the calling thread, so the server continues in a fresh copy of itself
+    and the old process, threads and all, exits. Returns the pid now serving."""
     if os.getpid() != pid:
         os._exit(0)
+    if threading.active_count() > 1:
+        if os.fork() != 0:
+            os._exit(0)
+        return os.getpid()
+    return pid
 
 
 def serve(sock: socket.socket) -> None:
@@ -24,7 +34,7 @@ def serve(sock: socket.socket) -> None:
     for index, source in request.get("cells", []):
         framing.send(sock, {"op": "cell_start", "index": index})
         report = execute.run_cell(int(index), str(source), ns)
-        _only_the_original(pid)
+        pid = _only_the_original(pid)
         framing.send(sock, {"op": "cell_done", **report})
     framing.send(sock, {"op": "ready"})
     while True:
@@ -33,7 +43,7 @@ def serve(sock: socket.socket) -> None:
         except framing.Closed:
             return
         reply, reply_values = invoke.handle(ns, request, values)
-        _only_the_original(pid)
+        pid = _only_the_original(pid)
         try:
             framing.send(sock, reply, reply_values)
         except Exception as exc:  # a value the codec could not frame

@@ -164,6 +164,8 @@ class Session:
         except (OSError, ValueError):
             return ""
         code = info.get("exit_code")
+        if isinstance(code, int) and code > 128:  # the jail's init passes on a worker's death by signal as 128 + n
+            code = 128 - code
         if isinstance(code, int) and code < 0:
             name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
             hint = " (likely the memory or CPU limit)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV") else ""

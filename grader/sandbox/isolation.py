@@ -126,10 +126,18 @@ def mount_private_proc() -> None:
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
+def mapped_bytes() -> int:
+    """This process's virtual size (what RLIMIT_AS counts)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def set_rlimits(limits, cpu_s: int) -> None:
+    """The address-space limit is what is mapped now (numpy, torch) plus the budget, so an oversized
+    allocation fails at once with MemoryError, the same way every time, instead of racing a kill."""
     mb = 2**20
     for res, value in (
-        (resource.RLIMIT_AS, limits.memory_mb * mb),
+        (resource.RLIMIT_AS, mapped_bytes() + limits.memory_mb * mb),
         (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),

@@ -49,7 +49,22 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     keep = sock.fileno()
     os.closerange(3, keep)
     os.closerange(keep + 1, 65536)
-    child.serve(sock)
+    # S is the init of the jail's PID namespace: it runs no student code, only reaps. The worker it forks
+    # runs the notebook; when S is killed, everything in the namespace dies with it.
+    worker = os.fork()
+    if worker == 0:
+        child.serve(sock)
+        os._exit(0)
+    sock.close()
+    ended = None  # how the first worker ended: passed on as S's own exit status
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            code = os.waitstatus_to_exitcode(ended) if ended is not None else 0
+            os._exit(128 - code if code < 0 else code)  # a signal -n becomes 128 + n, as shells report it
+        if pid == worker:
+            ended = status
 
 
 def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:

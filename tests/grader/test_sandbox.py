@@ -17,7 +17,7 @@ from grader.sandbox.limits import Limits
 
 from .solutions import SOLUTION
 
-LIMITS = Limits(call_timeout_s=3, cell_timeout_s=3, submission_timeout_s=60, memory_mb=3072, total_memory_mb=1024)
+LIMITS = Limits(call_timeout_s=3, cell_timeout_s=3, submission_timeout_s=60)
 SLOT = 7
 
 
@@ -115,8 +115,8 @@ def test_ipython_input_transformer_cannot_rewrite_later_cells(zygote):
     ("import os\nos._exit(0)", "error"),
     ("while True:\n    pass", "timeout"),
     ("import time\ntime.sleep(10**6)", "timeout"),
-    # getppid() is 0 in the jail's PID namespace and its init ignores these signals: nothing happens
-    ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)", "ok"),
+    # its parent is the jail's init, which ignores signals from inside; killpg(0) kills only the cell's own process
+    ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)", "error"),
     ("def f(n):\n    return f(n + 1)\nf(0)", "error"),
 ])
 def test_a_cell_that_exits_hangs_or_kills_is_recorded_and_later_cells_still_run(zygote, cell, status):
@@ -151,7 +151,7 @@ def test_memory_bomb_is_stopped(zygote):
     try:
         results = score(session, "seq2col")
         assert all(r.points == 0 for r in results)
-        assert all(r.status in ("error", "timeout") for r in results)
+        assert all(r.status in ("error", "timeout", "failed") for r in results)
         assert all(r.status == "passed" for r in score(session, "causal_mask"))
     finally:
         session.close()
@@ -317,5 +317,27 @@ except OSError:
             assert got[3] == "mount refused"
             assert got[4] == "no network"
             assert all(r.status == "passed" for r in score(session, "causal_mask"))
+        finally:
+            session.close()
+
+
+def test_threads_left_running_do_not_slow_later_calls(zygote):
+    """Busy threads from a cell are gone before the checks start, so timing cannot depend on them."""
+    spin = "import threading\ndef spin():\n    while True:\n        pass\nfor _ in range(4):\n    threading.Thread(target=spin).start()"
+    session = run(zygote, spin, SOLUTION + "\nimport threading\nTHREADS = lambda: threading.active_count()")
+    try:
+        assert session.call("THREADS", []).value == 1
+        assert all(r.status == "passed" for r in score(session, "forward"))
+    finally:
+        session.close()
+
+
+def test_an_oversized_allocation_fails_with_memory_error_every_time(zygote):
+    big = "def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.zeros(2**28, dtype=torch.float64)"
+    for _ in range(2):
+        session = run(zygote, SOLUTION, big)
+        try:
+            (first, *_) = score(session, "recurrent_unit")
+            assert first.status == "error" and "allocate memory" in first.message, first.message
         finally:
             session.close()

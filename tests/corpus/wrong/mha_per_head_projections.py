@@ -1,0 +1,9 @@
+"""Gives every head its own d_model x d_model projections."""
+
+REPLACE = {
+    'mha_param_count': "def mha_param_count(d_model, n_heads, bias=True):\n    if d_model % n_heads:\n        raise ValueError('heads')\n    return 3 * n_heads * d_model * d_model + d_model * d_model + (4 * d_model if bias else 0)",
+}
+# exercise -> checks that must fail (None: may lose points through the exercise above)
+FAILS = {
+    'mha_param_count': ['check_mha_param_count_matches_torch'],
+}

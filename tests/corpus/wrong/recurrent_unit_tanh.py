@@ -1,0 +1,9 @@
+"""Uses tanh where the unit uses relu."""
+
+REPLACE = {
+    'recurrent_unit': 'def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.tanh(h_prev @ Wrec.T + x @ Win.T)',
+}
+# exercise -> checks that must fail (None: may lose points through the exercise above)
+FAILS = {
+    'recurrent_unit': ['check_recurrent_unit_values', 'check_recurrent_unit_single_example', 'check_recurrent_unit_gradients'],
+}

@@ -1,0 +1,200 @@
+"""The corpora (tests/corpus/): hostile submissions gain nothing and harm nothing, plausible wrong
+solutions lose exactly the points they should, odd notebook structures get their expected result,
+and the whole batch is deterministic. One batch grades everything together, as a TA's would."""
+import csv
+import hashlib
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.batch.run import BatchConfig, run_batch
+from grader.registry import SEQUENCE_MODELS
+from grader.sandbox.limits import Limits
+
+from .corpus.build import PORT, build_corpus, load, validate_entries
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMITS = Limits(call_timeout_s=3, cell_timeout_s=4, submission_timeout_s=90)
+FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
+AUTO_MAX = sum(FULL.values())
+BATCH_BOUND_S = 600
+
+
+def _tree_digest(root: Path) -> dict:
+    digest = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and not {".venv", ".git", "__pycache__", ".pytest_cache", "demo-out"} & set(rel.parts):
+            digest[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
+
+
+def _sandbox_processes() -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            uid = os.stat(f"/proc/{pid}").st_uid
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if 60000 <= uid < 66000 or b"grader.sandbox.zygote" in cmd:
+            found.append(pid)
+    return found
+
+
+class Listener:
+    """A loopback server that records every connection it accepts."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", PORT))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.connections, self.stop = [], False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop:
+            try:
+                self.connections.append(self.sock.accept()[1])
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(released, tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus")
+    out = root / "out"
+    entries = build_corpus(released[1], root / "submissions", project=ROOT, out=out)
+    before = _tree_digest(ROOT)
+    etc_profile = Path("/etc/profile").read_bytes() if Path("/etc/profile").exists() else None
+    listener = Listener()
+    start = time.monotonic()
+    try:
+        report = run_batch(BatchConfig(str(root / "submissions"), "sequence_models", str(out), workers=2, limits=LIMITS))
+    finally:
+        listener.close()
+    elapsed = time.monotonic() - start
+    time.sleep(0.5)
+    results = {s: json.loads((out / "results" / f"{s}.json").read_text()) for s in entries}
+    return {"entries": entries, "results": results, "report": report, "elapsed": elapsed, "out": out, "root": root,
+            "before": before, "after": _tree_digest(ROOT), "listener": listener.connections, "etc_profile": etc_profile,
+            "left": _sandbox_processes()}
+
+
+def scores(result) -> dict:
+    return {e["id"]: e["score"] for e in result["exercises"] if e["id"] in FULL}
+
+
+def test_corpus_files_are_well_formed_and_large_enough():
+    assert validate_entries() == []
+    assert len(load("hostile")) >= 20 and len(load("wrong")) >= 30 and len(load("structure")) >= 12
+
+
+def test_batch_finishes_within_its_bound_and_leaves_nothing_behind(corpus):
+    assert corpus["elapsed"] < BATCH_BOUND_S
+    assert corpus["report"].failed == 0
+    assert corpus["left"] == []
+    assert corpus["listener"] == []
+    assert corpus["before"] == corpus["after"]
+    assert (Path("/etc/profile").read_bytes() if Path("/etc/profile").exists() else None) == corpus["etc_profile"]
+    assert not Path("/tmp/seqgrade-pwned").exists()
+    with open(corpus["out"] / "grades.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(corpus["entries"]) and all("pwned" not in json.dumps(r) for r in rows)
+
+
+def test_honest_submissions_get_full_marks(corpus):
+    for student, entry in corpus["entries"].items():
+        if entry.kind == "honest":
+            assert scores(corpus["results"][student]) == FULL, student
+
+
+def _honest_scores(corpus, entry) -> dict:
+    honest = dict(FULL)
+    if entry.data["HONEST"]:
+        honest.update(scores(corpus["results"][f"wrong-{entry.data['HONEST']}"]))
+    for gid in entry.data["ATTACK"]:
+        if gid in honest:
+            honest[gid] = 0.0  # the attack replaced that cell: its honest content is nothing
+    return honest
+
+
+@pytest.mark.parametrize("name", [e.name for e in load("hostile")])
+def test_hostile_submission_earns_at_most_its_honest_content(corpus, name):
+    entry = corpus["entries"][f"hostile-{name}"]
+    got = scores(corpus["results"][f"hostile-{name}"])
+    honest = _honest_scores(corpus, entry)
+    for ex, points in got.items():
+        assert points <= honest[ex] + 1e-9, (ex, points, honest[ex])
+    touched = set(entry.data["ATTACK"]) | set(entry.data["TOUCHES"])
+    if entry.data["HONEST"]:
+        touched |= set(corpus["entries"][f"wrong-{entry.data['HONEST']}"].data["FAILS"])
+    # The student's own code for an exercise that calls an attacked function breaks with it (as it would
+    # with an honest stub in its place).
+    touched |= {e.id for e in SEQUENCE_MODELS.exercises if set(e.requires) & touched}
+    if "*" not in touched:
+        unchanged = {ex: got[ex] for ex in FULL if ex not in touched}
+        assert unchanged == {ex: FULL[ex] for ex in unchanged}, "honest exercises lost points"
+
+
+@pytest.mark.parametrize("name", [e.name for e in load("wrong")])
+def test_wrong_solution_loses_exactly_the_declared_points(corpus, name):
+    entry = corpus["entries"][f"wrong-{name}"]
+    result = corpus["results"][f"wrong-{name}"]
+    fails = entry.data["FAILS"]
+    for ex in result["exercises"]:
+        if ex["id"] not in FULL:
+            continue
+        if ex["id"] not in fails:
+            assert ex["score"] == FULL[ex["id"]], f"{ex['id']} lost points it should not have"
+            continue
+        checks = {c["name"]: c for c in ex["checks"]}
+        for name_ in fails[ex["id"]] or []:
+            check = checks[name_]
+            assert check["status"] in ("failed", "error"), f"{name_} did not fail"
+            assert check["points"] == 0 and check["message"]
+        if fails[ex["id"]]:
+            assert ex["score"] < FULL[ex["id"]]
+
+
+@pytest.mark.parametrize("name", [e.name for e in load("structure")])
+def test_structure_variant_gets_its_expected_result(corpus, name):
+    entry = next(e for e in corpus["entries"].values() if e.kind == "structure" and e.name == name)
+    result = corpus["results"][entry.student]
+    expect = entry.data["EXPECT"]
+    assert result["status"] == expect["status"], result["reason"]
+    if expect.get("score") == "full":
+        assert scores(result) == FULL
+    if "reason" in expect:
+        assert expect["reason"] in result["reason"]
+    for ex in expect.get("missing", []):
+        assert {c["status"] for e in result["exercises"] if e["id"] == ex for c in e["checks"]} == {"missing"}
+    if "lost" in expect:
+        lost = {ex for ex, pts in scores(result).items() if pts < FULL[ex]}
+        assert lost <= set(expect["lost"]) and set(expect["missing"]) <= lost
+    if result["status"] != "graded":
+        assert result["score"] == 0
+
+
+@pytest.mark.slow
+def test_whole_corpus_is_deterministic_across_runs_and_worker_counts(corpus):
+    """The corpus graded again, now with one worker, gives byte-identical grades.csv and JSON."""
+    out2 = corpus["root"] / "out-again"
+    run_batch(BatchConfig(str(corpus["root"] / "submissions"), "sequence_models", str(out2), workers=1, limits=LIMITS))
+    assert (out2 / "grades.csv").read_bytes() == (corpus["out"] / "grades.csv").read_bytes()
+    for student in corpus["entries"]:
+        rel = Path("results") / f"{student}.json"
+        assert (out2 / rel).read_bytes() == (corpus["out"] / rel).read_bytes(), student
