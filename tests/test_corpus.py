@@ -29,7 +29,7 @@ def _tree_digest(root: Path) -> dict:
     digest = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if path.is_file() and not {".venv", ".git", "__pycache__", ".pytest_cache", "demo-out"} & set(rel.parts):
+        if path.is_file() and not {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "demo-out"} & set(rel.parts):
             digest[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return digest
 
