@@ -10,7 +10,7 @@ TORCH_SPEC ?= torch==2.13.0
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 DEMO_OUT ?= demo-out
 
-.PHONY: install demo test clean
+.PHONY: install demo test screenshots clean
 
 install: $(STAMP)
 
@@ -26,6 +26,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# Needs Debian's chromium (apt-get install chromium); rewrites docs/screenshot-*.png from a fresh demo.
+SCREENSHOT_DIR ?= docs
+screenshots: $(STAMP)
+	$(PY) docs/screenshots.py $(SCREENSHOT_DIR)
 
 clean:
 	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .hypothesis

@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def tree_rss_mb(pid: int) -> float:
-    """Resident memory of a process and all its descendants, now."""
+    """Memory of a process and all its descendants, now: the sum of their proportional set sizes (PSS),
+    so pages that forked children share with their parent (torch, numpy) are counted once."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -48,9 +49,9 @@ def tree_rss_mb(pid: int) -> float:
     while stack:
         p = stack.pop()
         try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except OSError:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("Pss:")) * 1024
+        except (OSError, StopIteration, ValueError):
             pass
         stack.extend(children.get(p, []))
     return total / 2**20

@@ -36,6 +36,19 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_grade(args, console: Console) -> int:
+    launched = None
+    if args.backend == "sandbox" and Path(args.notebook).is_file():
+        from .sandbox.launch import launch_zygote
+        launched = launch_zygote()  # starts importing torch over there while we import it here
+    try:
+        return _grade(args, console, launched)
+    finally:
+        if launched is not None and launched[0].poll() is None and not getattr(args, "_zygote_taken", False):
+            launched[0].kill()
+            launched[0].wait()
+
+
+def _grade(args, console: Console, launched) -> int:
     from .grading import Grader
     from .report.html import render
     from .report.terminal import print_summary
@@ -53,7 +66,8 @@ def cmd_grade(args, console: Console) -> int:
             Path(args.feedback).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise OutputNotWritable(args.feedback, exc.strerror or str(exc)) from None
-    with Grader(limits, backend=args.backend) as grader:
+    with Grader(limits, backend=args.backend, launched=launched) as grader:
+        args._zygote_taken = True
         result = grader.grade(path, args.assignment)
     if args.feedback:
         try:

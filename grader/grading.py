@@ -52,7 +52,8 @@ def grade_exercises(assignment: Assignment, student) -> tuple[ExerciseResult, ..
 class Grader:
     """Grades notebooks one after another. The sandbox backend keeps one pre-loaded zygote alive."""
 
-    def __init__(self, limits: Limits = Limits(), *, backend: str = "sandbox", slot: int = 0, hide: Sequence[str] = ()):
+    def __init__(self, limits: Limits = Limits(), *, backend: str = "sandbox", slot: int = 0, hide: Sequence[str] = (),
+                 launched=None):
         if backend not in ("sandbox", "inprocess"):
             raise UsageError(f"unknown backend {backend!r}")
         self.limits, self.backend = limits, backend
@@ -61,7 +62,7 @@ class Grader:
         if backend == "sandbox":
             from .sandbox.client import Zygote, check_isolation
             check_isolation(limits.isolation)
-            self._zygote = Zygote(slot=slot, hide=self._hide)
+            self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched)
 
     def set_hidden(self, hide: Sequence[str]) -> None:
         if self._zygote is not None:

@@ -17,7 +17,7 @@ from ..compare import describe
 from ..results import CheckResult
 
 GRADING_SETTINGS = settings(
-    max_examples=20,
+    max_examples=12,
     derandomize=True,
     database=None,
     deadline=None,
@@ -83,7 +83,7 @@ def fail_if(message: str | None, context: str = "") -> None:
         raise CheckFailed(f"{context}{message}" if not context else f"{context}: {message}")
 
 
-def for_all(strategy, prop: Callable, *, max_examples: int = 20, examples: tuple = ()) -> None:
+def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = ()) -> None:
     """Run ``prop`` on the explicit ``examples`` and then on drawn ones; raise the smallest failure."""
 
     @settings(GRADING_SETTINGS, max_examples=max_examples)

@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 from dataclasses import asdict
@@ -21,18 +20,12 @@ from ..calls import Reply, StudentCrashed, StudentMissing, StudentTimeout
 from ..backends.replies import to_reply
 from ..errors import ProtocolError, SandboxError, SandboxUnavailable
 from . import framing, isolation
+from .launch import launch_zygote
 from .limits import Limits
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
 MAX_RESTARTS = 20
-
-
-def _clean_env() -> dict:
-    env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL") if k in os.environ}
-    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MALLOC_ARENA_MAX="2",
-               PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    return env
 
 
 def _keep_paths() -> list[str]:
@@ -63,18 +56,11 @@ def check_isolation(level: str) -> None:
 class Zygote:
     """One pre-loaded process that forks jails. Not thread-safe: use one per worker."""
 
-    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False):
+    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None):
         self.slot, self.rootless = slot, rootless
         self.set_hidden(hide)
         self.keep = _keep_paths()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.control = ours
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),), env=_clean_env(), cwd="/", stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-        )
-        theirs.close()
+        self.proc, self.control = launched or launch_zygote()
         self._ready = False
 
     def set_hidden(self, hide: Sequence[str]) -> None:

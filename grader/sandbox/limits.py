@@ -8,7 +8,7 @@ ISOLATION_LEVELS = ("namespaces", "rlimits")
 
 @dataclass(frozen=True)
 class Limits:
-    call_timeout_s: float = 10.0  # one call of a student function
+    call_timeout_s: float = 3.0  # one call of a student function (honest ones here take milliseconds)
     cell_timeout_s: float = 30.0  # one notebook cell (nbgrader's default too)
     submission_timeout_s: float = 180.0  # wall clock for one notebook: cells and every check
     cpu_s: int = 120  # CPU seconds of one student process (RLIMIT_CPU)

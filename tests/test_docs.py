@@ -1,0 +1,62 @@
+"""Every shell command shown in README.md and docs/ runs and succeeds.
+
+Commands are the lines of ```sh blocks. They run in order, per file, with bash, in a scratch
+workspace that has this repository's `.venv`, `Makefile` and sources linked in, a real `demo-out/`
+made by the demo (what `make demo` runs after installing), and sample submissions.
+"""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from grader.samples import make_samples
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# `make test` is this very suite (CI runs it through .ci/run); `make demo` = install + `seqgrade demo`,
+# which the workspace fixture runs; `make screenshots` needs Chromium and is run when it is installed.
+COVERED_ELSEWHERE = {"make test", "make demo"}
+
+
+def commands(path: Path) -> list[str]:
+    found = []
+    for block in re.findall(r"```sh\n(.*?)```", path.read_text(), flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].strip()
+            if line and not line.startswith("#"):
+                found.append(line)
+    return found
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory, released):
+    ws = tmp_path_factory.mktemp("docs-workspace")
+    for name in (".venv", "Makefile", "pyproject.toml", "assignments", "grader", "reference", "docs", "benchmarks"):
+        os.symlink(ROOT / name, ws / name)
+    result = subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "demo", "--out", "demo-out"], cwd=ws,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (ws / "demo-out" / "graded" / "grades.csv").is_file()
+    samples = make_samples(released[1], ws / "submissions", count=3)
+    shutil.copy(samples[0], ws / "submission.ipynb")
+    return ws
+
+
+def test_docs_show_commands():
+    assert sum(len(commands(p)) for p in DOCS) >= 12
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_command_in_the_docs_succeeds(workspace, doc):
+    for command in commands(doc):
+        if command in COVERED_ELSEWHERE:
+            continue
+        if command == "make screenshots" and not (shutil.which("chromium") or shutil.which("chromium-browser")):
+            continue
+        env = {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots")}  # never rewrite the committed pictures
+        (workspace / "shots").mkdir(exist_ok=True)
+        result = subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600, env=env)
+        assert result.returncode == 0, f"{doc.name}: `{command}` failed:\n{result.stdout[-1500:]}\n{result.stderr[-1500:]}"
