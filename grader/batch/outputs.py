@@ -77,10 +77,11 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
     """Instructor summary: score histogram and item analysis (pass rate and commonest failures per check)."""
     n = len(results)
     totals = [r.score for r in results.values()]
+    graded = [r for r in results.values() if r.status == "graded"]  # unreadable notebooks say nothing about items
     rows = []
     for ex in assignment.exercises:
         for chk in ex.checks or ():
-            outcomes = [c for r in results.values() for e in r.exercises if e.id == ex.id for c in e.checks if c.name == chk.name]
+            outcomes = [c for r in graded for e in r.exercises if e.id == ex.id for c in e.checks if c.name == chk.name]
             passed = sum(c.status == "passed" for c in outcomes)
             messages = Counter(c.message.splitlines()[0][:160] for c in outcomes if c.status not in ("passed", "manual") and c.message)
             common = "".join(f"<li>{count}× {escape(msg)}</li>" for msg, count in messages.most_common(3))
@@ -97,7 +98,9 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
             f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
             + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
             + (f'<section><h2>Score distribution</h2><img alt="histogram of total scores" src="data:image/png;base64,{img}"></section>' if img else "")
-            + "<section><h2>Item analysis</h2><table><tr><th>exercise</th><th>check</th><th>passed</th><th></th>"
+            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:14%'>"
+              "<col style='width:26%'><col style='width:7%'><col style='width:9%'><col></colgroup>"
+              "<tr><th>exercise</th><th>check</th><th>passed</th><th></th>"
               "<th>most common failure messages</th></tr>" + "".join(rows) + "</table></section>"
             + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
             + "</body></html>\n")

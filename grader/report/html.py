@@ -14,7 +14,8 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;ma
 h1{font-size:1.5rem;margin-bottom:.2rem} .total{font-size:1.2rem;color:#444}
 section{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.6rem 1rem}
 h2{font-size:1.1rem;margin:.2rem 0;display:flex;justify-content:space-between}
-table{border-collapse:collapse;width:100%} td,th{padding:.3rem .4rem;border-top:1px solid #eee;vertical-align:top;text-align:left}
+table{border-collapse:collapse;width:100%;table-layout:fixed} td,th{padding:.3rem .4rem;border-top:1px solid #eee;vertical-align:top;text-align:left;overflow-wrap:anywhere}
+ul{margin:0;padding-left:1.1rem}
 .passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing{color:#8a5a00}.manual{color:#1a5fb4}
 pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem;background:#f7f7f7;padding:.4rem;border-radius:4px}
 .badge{font-weight:600}.note{color:#555;font-size:.9rem}
@@ -53,7 +54,8 @@ def render(result: NotebookResult) -> str:
                           f'<td>{c.points:g}/{c.max_points:g}</td><td>{message}{figure}</td></tr>')
         rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)}</span>'
                     f'<span class="{e.status}">{e.score:g} / {e.max_score:g}</span></h2>'
-                    f'<table><tr><th>check</th><th>status</th><th>points</th><th>details</th></tr>{"".join(checks)}</table></section>')
+                    f'<table><colgroup><col style="width:32%"><col style="width:9%"><col style="width:8%"><col></colgroup>'
+                    f'<tr><th>check</th><th>status</th><th>points</th><th>details</th></tr>{"".join(checks)}</table></section>')
     cell_notes = [c for c in result.cells if c.get("status") != "ok"]
     notes = ""
     if cell_notes:
