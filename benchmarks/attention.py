@@ -13,7 +13,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -21,6 +20,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
 
 
 def _rss_mb() -> float:
@@ -108,17 +109,6 @@ def measure(method, N, args) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Linux {platform.release()}, Python {platform.python_version()}"
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--one", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
@@ -139,7 +129,7 @@ def main(argv=None) -> int:
         return 0
     Ns = args.N or ([1024, 2048, 4096, 8192, 16384] if args.device == "cpu" else [1024, 2048, 4096, 8192, 16384])
     methods = ["naive", "sdpa", "tiled"] + (["triton"] if args.device == "cuda" else [])
-    print(f"# {machine()}")
+    print(f"# {describe()}")
     print(f"# device={args.device} dtype={args.dtype} B*H={args.B * args.H} d={args.d} causal={args.causal} backward={args.backward}")
     rows = {}
     print(f"{'method':8s} {'N':>6s} {'time (s)':>10s} {'peak MB':>10s} {'TFLOP/s':>8s}")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -30,6 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
 sys.path.insert(0, str(ROOT))
 
 
@@ -148,17 +149,6 @@ def bench_single(path: Path) -> float:
     return seconds
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Linux {platform.release()}, Python {platform.python_version()}"
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=100)
@@ -171,7 +161,7 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="seqgrade-bench-"))
     try:
         paths = make_submissions(args.n, args.seed, work)
-        print(f"# {machine()}")
+        print(f"# {describe()}")
         print(f"# {args.n} submissions (correct, partly wrong, hostile, invalid; seed {args.seed}), {args.workers} workers")
         seq = bench_seqgrade(paths, work, args.workers)
         print(f"seqgrade batch : {seq['n']:4d} in {seq['seconds']:7.1f} s = {seq['rate']:6.2f}/s, peak {seq['peak_mb']:.0f} MB", flush=True)
@@ -194,7 +184,7 @@ def main(argv=None) -> int:
         print(f"  one `seqgrade grade`, p95:         {p95:.2f} s  (target < 5 s)")
         if args.json:
             Path(args.json).write_text(json.dumps({"seqgrade": seq, "lower_bound": low, "nbgrader": nbg,
-                                                   "single_p50": p50, "single_p95": p95, "machine": machine()}, indent=2))
+                                                   "single_p50": p50, "single_p95": p95, "machine": describe()}, indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
