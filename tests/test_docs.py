@@ -34,7 +34,7 @@ def commands(path: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory, released):
     ws = tmp_path_factory.mktemp("docs-workspace")
-    for name in (".venv", "Makefile", "pyproject.toml", "assignments", "grader", "reference", "docs", "benchmarks"):
+    for name in (".venv", "Makefile", "pyproject.toml", "constraints.txt", "assignments", "grader", "reference", "docs", "benchmarks"):
         os.symlink(ROOT / name, ws / name)
     result = subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "demo", "--out", "demo-out"], cwd=ws,
                             capture_output=True, text=True, timeout=600)
@@ -56,7 +56,8 @@ def test_every_command_in_the_docs_succeeds(workspace, doc):
             continue
         if command == "make screenshots" and not (shutil.which("chromium") or shutil.which("chromium-browser")):
             continue
-        env = {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots")}  # never rewrite the committed pictures
+        env = {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
+               "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "graded")}
         (workspace / "shots").mkdir(exist_ok=True)
         result = subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600, env=env)
         assert result.returncode == 0, f"{doc.name}: `{command}` failed:\n{result.stdout[-1500:]}\n{result.stderr[-1500:]}"

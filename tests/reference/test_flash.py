@@ -3,7 +3,7 @@ import os
 
 import pytest
 import torch
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.flash import flash_attention, merge_partials
@@ -107,6 +107,9 @@ def test_flash_rule_catches_a_wrong_scale():
 
 # --- the Triton kernels (interpreter on CPU: N <= 256 keeps it quick) ----------------------------------
 
+INTERPRETER = settings(max_examples=15)  # each example runs the kernels in Triton's (slow) interpreter
+
+@INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(1, 160), d=st.sampled_from([16, 24, 64]),
        dtype=st.sampled_from([torch.float32, torch.float16]), causal=st.booleans())
 def test_triton_kernels_meet_the_flash_rule(seed, N, d, dtype, causal):
@@ -114,18 +117,21 @@ def test_triton_kernels_meet_the_flash_rule(seed, N, d, dtype, causal):
     P.assert_flash_rule(attn("triton"), q, k, v, causal)
 
 
+@INTERPRETER
 @given(seed=st.integers(0, 2**16), N_q=st.integers(1, 100), N_k=st.integers(1, 100))
 def test_triton_kernels_handle_different_query_and_key_lengths(seed, N_q, N_k):
     q, k, v = qkv(seed, 1, 1, N_q, N_k, 32, torch.float32, DEVICE)
     P.assert_flash_rule(attn("triton"), q, k, v, False)
 
 
+@INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(2, 200), data=st.data())
 def test_triton_kernels_are_causal(seed, N, data):
     q, k, v = qkv(seed, 1, 1, N, N, 16, torch.float32, DEVICE)
     P.assert_causal(attn("triton"), q, k, v, data.draw(st.integers(1, N - 1)))
 
 
+@INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(1, 120))
 def test_triton_kernels_are_permutation_equivariant(seed, N):
     q, k, v = qkv(seed, 1, 1, N, N, 16, torch.float32, DEVICE)
