@@ -123,11 +123,18 @@ class Session:
         self.restarts = 0
         self.sock = self.ctl = None
         self.pidfd: int | None = None
+        self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
         self._defines: dict[str, bool] = {}
         self._broken: dict[str, BaseException] = {}  # functions that hung or ended the process: not called again
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def _kill(self) -> None:
+        if self.pgid is not None and self.limits.isolation != "namespaces":
+            try:
+                os.killpg(self.pgid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.pgid = None
         if self.pidfd is not None:
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -181,6 +188,10 @@ class Session:
                 pass
             raise SandboxError(f"the sandbox could not be set up: {detail[-1500:] or 'no answer'}")
         self.pidfd = fds[0]
+        try:
+            self.pgid = os.getpgid(int(json.loads(msg).get("pid")))
+        except (ValueError, TypeError, ProcessLookupError, AttributeError):
+            self.pgid = None
         framing.send(self.sock, {"op": "run", "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
         current = None
         while True:

@@ -12,7 +12,7 @@ class Limits:
     cell_timeout_s: float = 30.0  # one notebook cell (nbgrader's default too)
     submission_timeout_s: float = 180.0  # wall clock for one notebook: cells and every check
     cpu_s: int = 120  # CPU seconds of one student process (RLIMIT_CPU)
-    memory_mb: int = 1536  # address space one student process may add to what numpy and torch already map (RLIMIT_AS)
+    memory_mb: int = 1024  # address space one student process may add to what numpy and torch already map (RLIMIT_AS)
     total_memory_mb: int = 3072  # resident memory of all the submission's processes together (cgroup, where available)
     nproc: int = 32  # processes and threads of the sandbox user (RLIMIT_NPROC) / pids in the cgroup
     file_size_mb: int = 16  # largest file the student may write (RLIMIT_FSIZE)

@@ -50,7 +50,10 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     os.closerange(3, keep)
     os.closerange(keep + 1, 65536)
     # S is the init of the jail's PID namespace: it runs no student code, only reaps. The worker it forks
-    # runs the notebook; when S is killed, everything in the namespace dies with it.
+    # runs the notebook; when S is killed, everything in the namespace dies with it. Without a PID
+    # namespace (--isolation rlimits) S becomes a subreaper, so orphans still come back to it.
+    if limits.isolation != "namespaces":
+        isolation.become_subreaper()
     worker = os.fork()
     if worker == 0:
         child.serve(sock)

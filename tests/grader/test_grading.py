@@ -146,3 +146,15 @@ def test_grading_is_byte_identical_across_runs(released, tmp_path):
                               check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)]
     assert outputs[0] == outputs[1] == outputs[2]
     assert 0 < json.loads(outputs[0])["score"] < AUTO_MAX
+
+
+def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(released, monkeypatch, capsys):
+    """Without namespaces seqgrade refuses with the reason (exit 3) and names the explicit fallback."""
+    from grader.sandbox import isolation
+
+    monkeypatch.setattr(isolation, "probe", lambda: {"namespaces": False, "reason": "unshare: Operation not permitted",
+                                                     "root": False, "python": "3.11"})
+    assert main(["grade", str(released[1])]) == 3
+    err = capsys.readouterr().err
+    assert "Operation not permitted" in err and "--isolation rlimits" in err and len(err.strip().splitlines()) == 1
+    # (the rlimits fallback itself is not tested here: calls in that mode currently fail; see the issue note)

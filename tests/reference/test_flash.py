@@ -199,3 +199,12 @@ def test_tiled_path_is_exact_for_any_tile_sizes(seed, N_q, N_k, bq, bk, causal):
     grads = tiled_backward(q, k, v, out, lse, d_out, 0.7, causal, block_q=bq, block_k=bk)
     for got, want in zip(grads, torch.autograd.grad(ref, leaves, d_out)):
         torch.testing.assert_close(got, want, rtol=1e-9, atol=1e-11)
+
+
+def test_permutation_property_catches_position_dependent_attention():
+    def positional(q, k, v, causal):  # adds a bias that depends on each key's position
+        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + torch.arange(k.shape[-2], dtype=q.dtype) * 0.1
+        return torch.softmax(s, -1) @ v, None
+    q, k, v = qkv(2, 1, 1, 6, 6, 16, torch.float64)
+    with pytest.raises(AssertionError, match="permuting keys"):
+        P.assert_permutation_equivariant(positional, q, k, v, torch.arange(6), torch.arange(6).flip(0))
