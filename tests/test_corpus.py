@@ -87,7 +87,9 @@ def corpus(released, tmp_path_factory):
     finally:
         listener.close()
     elapsed = time.monotonic() - start
-    time.sleep(0.5)
+    deadline = time.monotonic() + 15  # worker zygotes exit when their worker's control socket closes
+    while _sandbox_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
     results = {s: json.loads((out / "results" / f"{s}.json").read_text()) for s in entries}
     return {"entries": entries, "results": results, "report": report, "elapsed": elapsed, "out": out, "root": root,
             "before": before, "after": _tree_digest(ROOT), "listener": listener.connections, "etc_profile": etc_profile,
