@@ -43,7 +43,7 @@ def cmd_grade(args, console: Console) -> int:
     try:
         return _grade(args, console, launched)
     finally:
-        if launched is not None and launched[0].poll() is None and not getattr(args, "_zygote_taken", False):
+        if launched is not None and launched[0].poll() is None:  # never handed to a Grader (which reaps it)
             launched[0].kill()
             launched[0].wait()
 
@@ -67,7 +67,6 @@ def _grade(args, console: Console, launched) -> int:
         except OSError as exc:
             raise OutputNotWritable(args.feedback, exc.strerror or str(exc)) from None
     with Grader(limits, backend=args.backend, launched=launched) as grader:
-        args._zygote_taken = True
         result = grader.grade(path, args.assignment)
     if args.feedback:
         try:

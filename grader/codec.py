@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import struct
 import zipfile
 from dataclasses import dataclass
@@ -211,12 +210,3 @@ def decode_frame(frame: bytes) -> tuple[dict, dict]:
     if len(body) != n_header + n_payload:
         raise ProtocolError("truncated reply")
     return decode_message(body[:n_header], body[n_header:])
-
-
-def roundtrip(value):
-    """Encode and decode ``value``: what the trusted side would see had it crossed the boundary."""
-    return decode_frame(encode_message({}, {"v": value}))[1]["v"]
-
-
-def is_finite_number(x) -> bool:
-    return type(x) in (int, float) and math.isfinite(x)

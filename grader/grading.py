@@ -7,7 +7,7 @@ from typing import Sequence
 from .backends.inprocess import InProcess
 from .calls import StudentAborted
 from .checks.base import run_check
-from .errors import InvalidNotebook, SandboxError, UsageError
+from .errors import InvalidNotebook, UsageError
 from .notebook import Submission, load_submission
 from .registry import ASSIGNMENTS, Assignment, get_assignment
 from .results import CheckResult, ExerciseResult, NotebookResult
@@ -120,5 +120,3 @@ def grade_notebook(path, assignment: str | None = None, limits: Limits = Limits(
     with Grader(limits, backend=backend) as grader:
         return grader.grade(path, assignment)
 
-
-__all__ = ["Grader", "grade_notebook", "grade_exercises", "infer_assignment", "SandboxError"]

@@ -12,7 +12,6 @@ import torch
 
 BLOCK_Q = 256
 BLOCK_K = 512
-DEFAULT_BLOCK = BLOCK_K
 
 
 def _mask_future(s: torch.Tensor, q0: int, k0: int) -> None:
