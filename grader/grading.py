@@ -53,7 +53,7 @@ class Grader:
     """Grades notebooks one after another. The sandbox backend keeps one pre-loaded zygote alive."""
 
     def __init__(self, limits: Limits = Limits(), *, backend: str = "sandbox", slot: int = 0, hide: Sequence[str] = (),
-                 launched=None):
+                 launched=None, rootless: bool = False):
         if backend not in ("sandbox", "inprocess"):
             raise UsageError(f"unknown backend {backend!r}")
         self.limits, self.backend = limits, backend
@@ -61,8 +61,8 @@ class Grader:
         self._slot, self._hide = slot, tuple(hide)
         if backend == "sandbox":
             from .sandbox.client import Zygote, check_isolation
-            check_isolation(limits.isolation)
-            self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched)
+            check_isolation(limits.isolation, rootless=rootless)
+            self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless)
 
     def set_hidden(self, hide: Sequence[str]) -> None:
         if self._zygote is not None:

@@ -9,6 +9,7 @@ import socket
 import threading
 
 from .. import execute, invoke
+from ..errors import ProtocolError
 from . import framing
 
 
@@ -42,6 +43,10 @@ def serve(sock: socket.socket) -> None:
             request, values = framing.recv(sock)
         except framing.Closed:
             return
+        except ProtocolError as exc:  # the whole frame was read, so the stream is still in step: say why
+            framing.send(sock, {"ok": False, "error": {"type": "ProtocolError", "where": "",
+                                                       "message": f"the sandbox could not read the grader's request: {exc}"}})
+            continue
         reply, reply_values = invoke.handle(ns, request, values)
         pid = _only_the_original(pid)
         try:

@@ -39,12 +39,24 @@ def _keep_paths() -> list[str]:
     return sorted(os.path.realpath(p) for p in paths if p)
 
 
-def check_isolation(level: str) -> None:
-    """Raise SandboxUnavailable, saying why, when ``level`` cannot be provided on this machine."""
-    if level != "namespaces":
-        return
+SANDBOX_UID = 60000  # the first of the uids student code runs as when seqgrade runs as root (one per slot)
+
+
+def check_isolation(level: str, *, rootless: bool = False) -> None:
+    """Raise SandboxUnavailable, saying why, when ``level`` cannot be provided on this machine.
+    ``rootless`` asks for the path an ordinary user gets even when running as root (for tests)."""
     if not hasattr(os, "pidfd_open"):
         raise SandboxUnavailable("this Python lacks os.pidfd_open (Linux 5.3+ and Python 3.9+ are needed)")
+    if level != "namespaces":
+        # Without a mount namespace nothing is bound back in for the student's uid, so it reads Python's
+        # files as any other user would; a student's `import` of a module the zygote did not load needs that.
+        blocked = isolation.unreadable_for(SANDBOX_UID, _keep_paths()) if os.geteuid() == 0 and not rootless else None
+        if blocked:
+            raise SandboxUnavailable(
+                f"--isolation rlimits runs student code as uid {SANDBOX_UID}+, which cannot read {blocked} "
+                f"(Python's own files are inside it); install Python and the virtual environment where other "
+                f"users can read them (e.g. /usr/local or /opt), or run seqgrade as an ordinary user")
+        return
     found = isolation.probe()
     if not found["namespaces"]:
         raise SandboxUnavailable(
@@ -84,7 +96,7 @@ class Zygote:
         self.wait_ready()
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        uid = 60000 + self.slot
+        uid = SANDBOX_UID + self.slot
         spec = {"limits": asdict(limits), "hide": self.hide, "keep": self.keep, "uid": uid, "gid": uid,
                 "rootless": self.rootless}
         self.control.settimeout(30)
@@ -189,8 +201,8 @@ class Session:
             raise SandboxError(f"the sandbox could not be set up: {detail[-1500:] or 'no answer'}")
         self.pidfd = fds[0]
         try:
-            self.pgid = os.getpgid(int(json.loads(msg).get("pid")))
-        except (ValueError, TypeError, ProcessLookupError, AttributeError):
+            self.pgid = int(json.loads(msg).get("pid"))  # S leads a process group of its own (the monitor sets it)
+        except (ValueError, TypeError, AttributeError):
             self.pgid = None
         framing.send(self.sock, {"op": "run", "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
         current = None

@@ -8,7 +8,9 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import signal
 import sys
+import time
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -132,9 +134,25 @@ def mapped_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def set_rlimits(limits, cpu_s: int) -> None:
+def tasks_of(uid: int) -> int:
+    """Tasks (processes and threads) whose real uid is ``uid``, as this process's /proc shows them."""
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+            if int(fields["Uid"].split()[0]) == uid:
+                count += int(fields["Threads"])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
+
+
+def set_rlimits(limits, cpu_s: int, uid: int) -> None:
     """The address-space limit is what is mapped now (numpy, torch) plus the budget, so an oversized
-    allocation fails at once with MemoryError, the same way every time, instead of racing a kill."""
+    allocation fails at once with MemoryError, the same way every time, instead of racing a kill.
+    Likewise the process limit counts what ``uid`` (the user the student will run as) already runs:
+    without a user namespace that may be a TA's own desktop session."""
     mb = 2**20
     for res, value in (
         (resource.RLIMIT_AS, mapped_bytes() + limits.memory_mb * mb),
@@ -142,9 +160,47 @@ def set_rlimits(limits, cpu_s: int) -> None:
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_CPU, cpu_s),
-        (resource.RLIMIT_NPROC, limits.nproc),
+        (resource.RLIMIT_NPROC, tasks_of(uid) + limits.nproc),
     ):
         resource.setrlimit(res, (value, value))
+
+
+def kill_children(timeout_s: float = 10.0) -> None:
+    """SIGKILL every child of this process and reap it, until none is left. Run by a subreaper, this
+    ends whatever escaped a process-group kill (setsid, double fork): orphans come back here."""
+    me = str(os.getpid())
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    ppid = f.read().rsplit(")", 1)[1].split()[1]
+                if ppid == me:
+                    os.kill(int(pid), signal.SIGKILL)
+            except (OSError, IndexError):
+                continue
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.01)
+        except ChildProcessError:
+            return
+
+
+def unreadable_for(uid: int, paths) -> str | None:
+    """The first of ``paths`` (or a folder above it) that user ``uid``, in no group of ours, cannot read."""
+    for path in paths:
+        parts = os.path.realpath(path).split("/")
+        for i in range(2, len(parts) + 1):
+            folder = "/".join(parts[:i])
+            try:
+                st = os.stat(folder)
+            except OSError:
+                continue
+            need = 0o5 if i == len(parts) else 0o1  # read and enter the path itself; enter the folders above
+            bits = (st.st_mode >> 6) & 7 if st.st_uid == uid else st.st_mode & 7
+            if bits & need != need:
+                return folder
+    return None
 
 
 class _CapHeader(ctypes.Structure):

@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional  # noqa: F401  (loaded before the fork, so students need not read it from disk)
 
 from ..calls import Reply  # noqa: F401  (preload everything the child uses)
+from ..codec import decode_frame, encode_message
 from . import child, framing, isolation
 from .limits import Limits
 
@@ -31,13 +32,18 @@ def _warm_up() -> None:
     x = torch.randn(8, 8, requires_grad=True)
     torch.softmax(x @ x.T, dim=-1).sum().backward()
     np.linalg.pinv(np.random.default_rng(0).standard_normal((6, 4)))
+    # One round trip through the codec loads what it imports lazily (zipfile decodes npz member names
+    # with encodings.cp437). Without a mount namespace the student's uid may be unable to read Python's
+    # own files, so nothing the child runs may need the disk.
+    decode_frame(encode_message({"op": "warm"}, {"a": np.zeros((2, 2)), "t": torch.ones(2, dtype=torch.bfloat16)}))
 
 
 def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -> None:
     """In S, the student's process: finish the jail, drop privileges, then serve."""
+    os.setpgid(0, 0)  # the jail's own process group (M sets it too): killing it, or a student's killpg(0), spares M
     if limits.isolation == "namespaces":
         isolation.mount_private_proc()
-    isolation.set_rlimits(limits, cpu_s=limits.cpu_s)
+    isolation.set_rlimits(limits, cpu_s=limits.cpu_s, uid=os.getuid() if spec.get("uid") is None else spec["uid"])
     isolation.drop_privileges(spec.get("uid"), spec.get("gid"))
     os.chdir(scratch)
     os.environ.clear()
@@ -51,7 +57,8 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     os.closerange(keep + 1, 65536)
     # S is the init of the jail's PID namespace: it runs no student code, only reaps. The worker it forks
     # runs the notebook; when S is killed, everything in the namespace dies with it. Without a PID
-    # namespace (--isolation rlimits) S becomes a subreaper, so orphans still come back to it.
+    # namespace (--isolation rlimits) S becomes a subreaper, so orphans still come back to it, and M
+    # sweeps up whatever outlives S.
     if limits.isolation != "namespaces":
         isolation.become_subreaper()
     worker = os.fork()
@@ -96,6 +103,9 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
             os.chown(scratch, spec["uid"], spec["gid"])
     if not real_root:
         spec = {**spec, "uid": None, "gid": None}
+    without_pid_namespace = limits.isolation != "namespaces"
+    if without_pid_namespace:
+        isolation.become_subreaper()  # what leaves S's process group (setsid, double fork) comes back here
     pid = os.fork()
     if pid == 0:
         ctl.close()
@@ -104,16 +114,18 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
         finally:
             os._exit(0)
     data.close()
+    os.setpgid(pid, pid)  # before the grader learns the pid, so its group kill can never reach M
     pidfd = os.pidfd_open(pid)
     socket.send_fds(ctl, [json.dumps({"pid": pid}).encode()], [pidfd])
     os.close(pidfd)
     _, status = os.waitpid(pid, 0)
-    info = {"exit_code": os.waitstatus_to_exitcode(status)}
-    isolation.leave_cgroups(groups)
     try:
-        ctl.sendall(json.dumps(info).encode())
+        ctl.sendall(json.dumps({"exit_code": os.waitstatus_to_exitcode(status)}).encode())
     except OSError:
         pass
+    if without_pid_namespace:
+        isolation.kill_children()
+    isolation.leave_cgroups(groups)
     os._exit(0)
 
 

@@ -157,4 +157,4 @@ def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(rel
     assert main(["grade", str(released[1])]) == 3
     err = capsys.readouterr().err
     assert "Operation not permitted" in err and "--isolation rlimits" in err and len(err.strip().splitlines()) == 1
-    # (the rlimits fallback itself is not tested here: calls in that mode currently fail; see the issue note)
+    # (the fallback itself: tests/grader/test_rlimits.py)
