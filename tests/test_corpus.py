@@ -5,6 +5,7 @@ import csv
 import hashlib
 import json
 import os
+import secrets
 import socket
 import threading
 import time
@@ -23,13 +24,20 @@ LIMITS = Limits(call_timeout_s=3, cell_timeout_s=4, submission_timeout_s=90)
 FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 AUTO_MAX = sum(FULL.values())
 BATCH_BOUND_S = 600
+# Files the attacks try to leave where later submissions could find them.
+MARKERS = [Path("/tmp/seqgrade-pwned"), Path("/var/tmp/seqgrade-pwned")]
+# A token in the grading process's environment, as a TA's LMS token would be: no output may show it.
+SECRET_NAME, SECRET = "SEQGRADE_CORPUS_SECRET_TOKEN", f"corpus-secret-{secrets.token_hex(8)}"
+# Only these corpus entries are graded when set (comma-separated patterns of student ids): for runs
+# that remove a defence on purpose (tests/corpus/ablate.py), never for CI.
+SELECT = [p for p in os.environ.get("SEQGRADE_CORPUS_SELECT", "").split(",") if p]
 
 
 def _tree_digest(root: Path) -> dict:
     digest = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if path.is_file() and not {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "demo-out"} & set(rel.parts):
+        if path.is_file() and not {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "demo-out", ".ablations"} & set(rel.parts):
             digest[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return digest
 
@@ -48,6 +56,56 @@ def _sandbox_processes() -> list[str]:
         if 60000 <= uid < 66000 or (b"grader.sandbox.zygote" in cmd and ppid != os.getpid()):
             found.append(pid)
     return found
+
+
+class ResourceWatch:
+    """Samples the sandbox users' processes (uids 60000-65999, one per worker slot when grading as root)
+    while the batch runs: the most tasks one user held at once, and the most private memory held by one
+    process and by one user's processes together."""
+
+    def __init__(self, period_s: float = 0.05):
+        self.period_s, self.stop = period_s, False
+        self.tasks, self.process_mb, self.user_mb, self.samples_with_sandboxes = 0, 0.0, 0.0, 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _private_mb(pid: str) -> float:
+        kb = 0
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    kb += int(line.split()[1])
+        return kb / 1024
+
+    def _sample(self) -> None:
+        tasks, memory = {}, {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    fields = dict(line.split(":", 1) for line in f if ":" in line)
+                uid = int(fields["Uid"].split()[0])
+                if not 60000 <= uid < 66000:
+                    continue
+                private = self._private_mb(pid)
+            except (OSError, KeyError, ValueError):
+                continue
+            tasks[uid] = tasks.get(uid, 0) + int(fields["Threads"])
+            memory[uid] = memory.get(uid, 0.0) + private
+            self.process_mb = max(self.process_mb, private)
+        if tasks:
+            self.samples_with_sandboxes += 1
+            self.tasks = max(self.tasks, *tasks.values())
+            self.user_mb = max(self.user_mb, *memory.values())
+
+    def _run(self):
+        while not self.stop:
+            self._sample()
+            time.sleep(self.period_s)
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
 
 
 class Listener:
@@ -80,15 +138,20 @@ class Listener:
 def corpus(released, tmp_path_factory):
     root = tmp_path_factory.mktemp("corpus")
     out = root / "out"
-    entries = build_corpus(released[1], root / "submissions", project=ROOT, out=out)
+    entries = build_corpus(released[1], root / "submissions", project=ROOT, out=out, select=SELECT)
     before = _tree_digest(ROOT)
     etc_profile = Path("/etc/profile").read_bytes() if Path("/etc/profile").exists() else None
-    listener = Listener()
+    for marker in MARKERS:  # left by an earlier run that failed: start clean
+        marker.unlink(missing_ok=True)
+    listener, watch = Listener(), ResourceWatch()
+    os.environ[SECRET_NAME] = SECRET  # the batch's worker processes inherit it
     start = time.monotonic()
     try:
         report = run_batch(BatchConfig(str(root / "submissions"), "sequence_models", str(out), workers=2, limits=LIMITS))
     finally:
+        del os.environ[SECRET_NAME]
         listener.close()
+        watch.close()
     elapsed = time.monotonic() - start
     deadline = time.monotonic() + 15  # worker zygotes exit when their worker's control socket closes
     while _sandbox_processes() and time.monotonic() < deadline:
@@ -96,7 +159,13 @@ def corpus(released, tmp_path_factory):
     results = {s: json.loads((out / "results" / f"{s}.json").read_text()) for s in entries}
     return {"entries": entries, "results": results, "report": report, "elapsed": elapsed, "out": out, "root": root,
             "before": before, "after": _tree_digest(ROOT), "listener": listener.connections, "etc_profile": etc_profile,
-            "left": _sandbox_processes()}
+            "left": _sandbox_processes(), "watch": watch, "markers": [str(m) for m in MARKERS if m.exists()]}
+
+
+def _entry(corpus, student: str):
+    if student not in corpus["entries"]:
+        pytest.skip(f"{student} is not among the selected corpus entries ({','.join(SELECT)})")
+    return corpus["entries"][student]
 
 
 def scores(result) -> dict:
@@ -115,10 +184,26 @@ def test_batch_finishes_within_its_bound_and_leaves_nothing_behind(corpus):
     assert corpus["listener"] == []
     assert corpus["before"] == corpus["after"]
     assert (Path("/etc/profile").read_bytes() if Path("/etc/profile").exists() else None) == corpus["etc_profile"]
-    assert not Path("/tmp/seqgrade-pwned").exists()
+    assert corpus["markers"] == []
     with open(corpus["out"] / "grades.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(corpus["entries"]) and all("pwned" not in json.dumps(r) for r in rows)
+
+
+def test_no_output_shows_the_grading_machines_secrets(corpus):
+    leaked = [str(p.relative_to(corpus["out"])) for p in sorted(corpus["out"].rglob("*"))
+              if p.is_file() and SECRET.encode() in p.read_bytes()]
+    assert leaked == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandbox users have uids of their own only when grading as root")
+def test_no_notebook_exceeded_its_process_and_memory_limits(corpus):
+    """Sampled every 50 ms: tasks of one sandbox user, private memory of one process and of one user."""
+    watch = corpus["watch"]
+    assert watch.samples_with_sandboxes > 10  # the watch really saw the batch
+    assert watch.tasks <= LIMITS.nproc
+    assert watch.process_mb <= LIMITS.memory_mb + 512
+    assert watch.user_mb <= LIMITS.total_memory_mb + 512
 
 
 def test_honest_submissions_get_full_marks(corpus):
@@ -139,7 +224,7 @@ def _honest_scores(corpus, entry) -> dict:
 
 @pytest.mark.parametrize("name", [e.name for e in load("hostile")])
 def test_hostile_submission_earns_at_most_its_honest_content(corpus, name):
-    entry = corpus["entries"][f"hostile-{name}"]
+    entry = _entry(corpus, f"hostile-{name}")
     got = scores(corpus["results"][f"hostile-{name}"])
     honest = _honest_scores(corpus, entry)
     for ex, points in got.items():
@@ -157,7 +242,7 @@ def test_hostile_submission_earns_at_most_its_honest_content(corpus, name):
 
 @pytest.mark.parametrize("name", [e.name for e in load("wrong")])
 def test_wrong_solution_loses_exactly_the_declared_points(corpus, name):
-    entry = corpus["entries"][f"wrong-{name}"]
+    entry = _entry(corpus, f"wrong-{name}")
     result = corpus["results"][f"wrong-{name}"]
     fails = entry.data["FAILS"]
     for ex in result["exercises"]:
@@ -177,7 +262,9 @@ def test_wrong_solution_loses_exactly_the_declared_points(corpus, name):
 
 @pytest.mark.parametrize("name", [e.name for e in load("structure")])
 def test_structure_variant_gets_its_expected_result(corpus, name):
-    entry = next(e for e in corpus["entries"].values() if e.kind == "structure" and e.name == name)
+    entry = next((e for e in corpus["entries"].values() if e.kind == "structure" and e.name == name), None)
+    if entry is None:
+        pytest.skip(f"structure/{name} is not among the selected corpus entries")
     result = corpus["results"][entry.student]
     expect = entry.data["EXPECT"]
     assert result["status"] == expect["status"], result["reason"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
@@ -71,8 +72,10 @@ def _apply(nb: dict, replace: dict, cells: list[str], values: dict) -> dict:
     return nb
 
 
-def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest_copies: int = 3) -> dict[str, Entry]:
-    """Write every notebook into ``dest``; return {student id: entry}."""
+def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest_copies: int = 3,
+                 select: list[str] = ()) -> dict[str, Entry]:
+    """Write every notebook into ``dest`` (only the student ids matching a pattern of ``select``, when
+    given); return {student id: entry}."""
     dest.mkdir(parents=True, exist_ok=True)
     text = solution.read_text()
     base = json.loads(text)
@@ -94,6 +97,11 @@ def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest
         name = e.data.get("FILENAME") or f"{e.student}.ipynb"
         (dest / name).write_bytes(e.data["build"](copy.deepcopy(base), text))
         made[e.student] = e
+    if select:
+        for student in [s for s in made if not any(fnmatch.fnmatch(s, pattern) for pattern in select)]:
+            entry = made.pop(student)
+            name = entry.data.get("FILENAME") if entry.kind == "structure" else None
+            (dest / (name or f"{student}.ipynb")).unlink()
     return made
 
 
