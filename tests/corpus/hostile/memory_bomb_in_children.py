@@ -1,7 +1,7 @@
 """Forks six children that each take 900 MB: within one process's limit, far beyond the notebook's.
 
-Each child offers itself first to the kernel's OOM killer, so where the notebook's memory limit bites it
-is always a child that goes, and the cell's own outcome stays the same from run to run."""
+Where the notebook's memory limit bites, the kernel ends its largest process: always a child, never the
+cell's own process, so the cell's outcome is the same from run to run."""
 
 HONEST = None  # a wrong-corpus entry holding this submission's honest work, if any
 ATTACK = {  # cells replaced by hostile code (their honest content: nothing)
@@ -16,9 +16,8 @@ ATTACK_CELLS = [  # hostile cells inserted after the imports
     "        break\n"
     "    if pid == 0:\n"
     "        try:\n"
-    "            open('/proc/self/oom_score_adj', 'w').write('1000')\n"
     "            hoard = np.ones(900 * 2**20 // 8)\n"
-    "            time.sleep(1.5)\n"
+    "            time.sleep(1)\n"
     "        finally:\n"
     "            os._exit(0)\n"
     "    kids.append(pid)\n"
