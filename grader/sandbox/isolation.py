@@ -245,6 +245,22 @@ def current_cgroup_dir(controller: str) -> str | None:
     return None
 
 
+def _remove_stale_cgroups(parent: str) -> None:
+    """Remove ``seqgrade-<pid>`` cgroups whose monitor died before it could (killed with its zygote).
+    The kernel refuses to remove a cgroup that still holds a process, so this never disturbs a live one."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for entry in names:
+        pid = entry.removeprefix("seqgrade-")
+        if entry.startswith("seqgrade-") and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                os.rmdir(os.path.join(parent, entry))
+            except OSError:
+                pass
+
+
 def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[str]:
     """Best effort (needs root and cgroup v1): put this process in fresh memory and pids cgroups."""
     made = []
@@ -253,6 +269,7 @@ def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[str]:
         parent = current_cgroup_dir(controller)
         if parent is None:
             continue
+        _remove_stale_cgroups(parent)
         d = os.path.join(parent, name)
         try:
             os.makedirs(d, exist_ok=True)

@@ -341,3 +341,27 @@ def test_an_oversized_allocation_fails_with_memory_error_every_time(zygote):
             assert first.status == "error" and "allocate memory" in first.message, first.message
         finally:
             session.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox makes cgroups only when seqgrade runs as root")
+def test_cgroups_left_by_a_monitor_that_died_are_removed_by_the_next_session(zygote):
+    import subprocess
+
+    from grader.sandbox import isolation
+
+    parent = isolation.current_cgroup_dir("pids")
+    if parent is None:
+        pytest.skip("no writable cgroup v1 pids hierarchy here")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale, other = Path(parent, f"seqgrade-{gone.pid}"), Path(parent, "seqgrade-not-a-monitor")
+    stale.mkdir()
+    other.mkdir()
+    try:
+        run(zygote, "X = 1").close()
+        assert not stale.exists()
+        assert other.exists()  # only seqgrade-<pid> cgroups of processes that are gone are ever removed
+    finally:
+        for d in (stale, other):
+            if d.exists():
+                d.rmdir()
