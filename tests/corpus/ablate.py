@@ -21,6 +21,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from grader.sandbox import isolation
+
 from .ablations import ABLATIONS, Ablation, by_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,9 +63,10 @@ class Guard:
     def __init__(self, name: str):
         self.dirs = []
         for controller, limits in (("memory", {"memory.limit_in_bytes": GUARD_MEMORY}), ("pids", {"pids.max": GUARD_PIDS})):
-            with open("/proc/self/cgroup") as f:
-                own = next(line.rstrip("\n").split(":", 2)[2] for line in f if controller in line.split(":")[1].split(","))
-            d = Path(f"/sys/fs/cgroup/{controller}{own}".rstrip("/")) / f"seqgrade-ablate-{name}"
+            own = isolation.current_cgroup_dir(controller)
+            if own is None:
+                raise RuntimeError(f"no writable cgroup v1 {controller} hierarchy for the guard")
+            d = Path(own) / f"seqgrade-ablate-{name}"
             d.mkdir(exist_ok=True)
             for fname, value in limits.items():
                 (d / fname).write_text(str(value))
