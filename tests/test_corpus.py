@@ -15,17 +15,17 @@ import pytest
 
 from grader.batch.run import BatchConfig, run_batch
 from grader.registry import SEQUENCE_MODELS
+from grader.sandbox.client import SANDBOX_UID
 from grader.sandbox.limits import Limits
 
-from .corpus.build import PORT, build_corpus, load, validate_entries
+from .corpus.build import MARKERS, PORT, build_corpus, load, validate_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = Limits(call_timeout_s=3, cell_timeout_s=4, submission_timeout_s=90)
 FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 AUTO_MAX = sum(FULL.values())
 BATCH_BOUND_S = 600
-# Files the attacks try to leave where later submissions could find them.
-MARKERS = [Path("/tmp/seqgrade-pwned"), Path("/var/tmp/seqgrade-pwned")]
+SANDBOX_UIDS = range(SANDBOX_UID, SANDBOX_UID + 6000)  # one per worker slot when grading as root
 # A token in the grading process's environment, as a TA's LMS token would be: no output may show it.
 SECRET_NAME, SECRET = "SEQGRADE_CORPUS_SECRET_TOKEN", f"corpus-secret-{secrets.token_hex(8)}"
 # Only these corpus entries are graded when set (comma-separated patterns of student ids): for runs
@@ -53,13 +53,13 @@ def _sandbox_processes() -> list[str]:
             ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
         except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, IndexError):
             continue
-        if 60000 <= uid < 66000 or (b"grader.sandbox.zygote" in cmd and ppid != os.getpid()):
+        if uid in SANDBOX_UIDS or (b"grader.sandbox.zygote" in cmd and ppid != os.getpid()):
             found.append(pid)
     return found
 
 
 class ResourceWatch:
-    """Samples the sandbox users' processes (uids 60000-65999, one per worker slot when grading as root)
+    """Samples the sandbox users' processes (SANDBOX_UIDS)
     while the batch runs: the most tasks one user held at once, and the most private memory held by one
     process and by one user's processes together.
 
@@ -89,12 +89,12 @@ class ResourceWatch:
         tasks, anon = {}, []
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
-                if not 60000 <= os.stat(f"/proc/{pid}").st_uid < 66000:
+                if os.stat(f"/proc/{pid}").st_uid not in SANDBOX_UIDS:
                     continue
                 with open(f"/proc/{pid}/status") as f:
                     fields = dict(line.split(":", 1) for line in f if ":" in line)
                 uid = int(fields["Uid"].split()[0])
-                if 60000 <= uid < 66000:
+                if uid in SANDBOX_UIDS:
                     tasks[uid] = tasks.get(uid, 0) + int(fields["Threads"])
                     anon.append((int(fields.get("RssAnon", "0 kB").split()[0]), pid, uid))
             except (OSError, KeyError, ValueError):

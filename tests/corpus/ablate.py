@@ -24,13 +24,13 @@ from pathlib import Path
 from grader.sandbox import isolation
 
 from .ablations import ABLATIONS, Ablation, by_name
+from .build import MARKERS
 
 ROOT = Path(__file__).resolve().parents[2]
 WORK = ROOT / ".ablations"
 GUARD_MEMORY = 10 * 2**30  # what one run may take in all: a removed memory limit stops here
 GUARD_PIDS = 4096  # ... and a removed process limit here
 RUN_TIMEOUT_S = 1500
-MARKERS = ("/tmp/seqgrade-pwned", "/var/tmp/seqgrade-pwned")
 CONTROL = Ablation("control", "(nothing removed)", (), slow=True)  # the baseline checks determinism too
 
 
@@ -111,7 +111,7 @@ def run(ablation: Ablation) -> dict:
     copy_project(tree)
     apply(ablation, tree)
     for marker in MARKERS:
-        Path(marker).unlink(missing_ok=True)
+        marker.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(tree), "CI": "true", "PYTHONDONTWRITEBYTECODE": "1"}
     if ablation.select:
         env["SEQGRADE_CORPUS_SELECT"] = ",".join(ablation.select)
@@ -134,9 +134,9 @@ def run(ablation: Ablation) -> dict:
         code = "timeout"
     finally:
         guard.close()
-        left = [m for m in MARKERS if Path(m).exists()]
+        left = [str(m) for m in MARKERS if m.exists()]
         for marker in MARKERS:
-            Path(marker).unlink(missing_ok=True)
+            marker.unlink(missing_ok=True)
     return {"name": ablation.name, "defence": ablation.defence, "code": code, "failed": failed_tests(work / "junit.xml"),
             "seconds": time.monotonic() - start, "markers": left}
 

@@ -12,6 +12,8 @@ import nbformat
 
 HERE = Path(__file__).parent
 PORT = 47817  # the loopback listener the network attacks aim at
+# Files the attacks try to leave where later submissions could find them.
+MARKERS = (Path("/tmp/seqgrade-pwned"), Path("/var/tmp/seqgrade-pwned"))
 
 
 @dataclass
