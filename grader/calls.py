@@ -2,20 +2,32 @@
 
 A backend (the sandbox, or in-process for the nbgrader hook and the benchmark's lower bound) runs
 the student's notebook and answers calls with plain data that has crossed :mod:`grader.codec`.
+
+Only two things in a reply can earn points: the value the student's function returned and the
+gradients autograd found for it. Everything else the grader knows about a call it records itself:
+``served`` lists the calls the student's code made to stand-ins (grader-served replacements of other
+student functions, see :mod:`grader.standins`), as the grader answered them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class Served:
+    """One call the student's code made to a stand-in, as the grader saw it: the name and argument shapes."""
+
+    name: str
+    shapes: tuple  # one shape per argument (() for scalars and non-arrays)
 
 
 @dataclass(frozen=True)
 class Reply:
     value: Any
     grads: tuple | None = None  # one gradient per requested argument; None when the output was not differentiable
-    trace: tuple = ()  # shapes of the first argument of each call to the traced function
-    args_after: tuple | None = None  # the arguments as the call left them (to detect mutation)
-    stdout: str = ""
+    again: Any = None  # with ``again=True``: the value of a second call on the very same argument objects
+    served: tuple[Served, ...] = ()  # recorded by the grader, never reported by the student's process
 
 
 class StudentRaised(Exception):
@@ -39,6 +51,7 @@ class StudentAborted(BaseException):
     """
 
     status = "error"
+    kind = "crash"
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -47,10 +60,49 @@ class StudentAborted(BaseException):
 
 class StudentTimeout(StudentAborted):
     status = "timeout"
+    kind = "timeout"
 
 
 class StudentCrashed(StudentAborted):
     status = "error"
+    kind = "crash"
+
+
+class HelperError(Exception):
+    """A stand-in refused its arguments; the student's code sees it raised as ``type_name``."""
+
+    def __init__(self, type_name: str, message: str):
+        super().__init__(message)
+        self.type_name, self.message = type_name, message
+
+
+class StandInHandler(Protocol):
+    """What the grader runs when the student's code calls a stand-in (see :mod:`grader.standins`)."""
+
+    params: tuple[str, ...]
+
+    def __call__(self, args: list) -> Any: ...
+
+    def vjp(self, args: list, cotangent) -> list: ...
+
+
+def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values: dict,
+                 log: list[Served]) -> tuple[dict, dict]:
+    """The grader's answer to one helper request from the student's process (shared by all backends)."""
+    from .compare import shape_of
+
+    name = str(request.get("name"))
+    handler = stand_ins.get(name)
+    args = values.get("args")
+    if handler is None or not isinstance(args, list):
+        return {"ok": False, "error": {"type": "TypeError", "message": f"{name} is not available here"}}, {}
+    try:
+        if request.get("kind") == "vjp":
+            return {"ok": True}, {"value": handler.vjp(args, values.get("cotangent"))}
+        log.append(Served(name, tuple(shape_of(a) for a in args)))
+        return {"ok": True}, {"value": handler(args)}
+    except HelperError as exc:
+        return {"ok": False, "error": {"type": exc.type_name, "message": exc.message[:2000]}}, {}
 
 
 class StudentCode(Protocol):
@@ -59,4 +111,7 @@ class StudentCode(Protocol):
     def get(self, name: str) -> Any: ...
 
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
-             trace: str | None = None, return_args: bool = False) -> Reply: ...
+             again: bool = False, stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply: ...
+
+
+Call = Callable[..., Reply]

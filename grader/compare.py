@@ -7,6 +7,18 @@ import torch
 from .codec import Unsupported
 
 
+class Mismatch(str):
+    """A message for students saying how an answer differs, with the kind of difference (``kind``):
+    ``type``, ``shape``, ``dtype`` or ``values``."""
+
+    kind = "values"
+
+    def __new__(cls, text: str, kind: str = "values"):
+        self = super().__new__(cls, text)
+        self.kind = kind
+        return self
+
+
 def describe(value, limit: int = 16) -> str:
     """A short, readable rendering of a value as a student would write it."""
     if isinstance(value, torch.Tensor):
@@ -47,16 +59,16 @@ def compare_arrays(got, expected, *, name: str = "the result", rtol: float = 1e-
     """
     want_kind = kind or kind_of(expected)
     if kind_of(got) != want_kind:
-        return f"{name} should be a {want_kind} but is {describe(got)}"
+        return Mismatch(f"{name} should be a {want_kind} but is {describe(got)}", "type")
     g, e = as_numpy(got), as_numpy(expected)
     if g.shape != e.shape:
-        return f"{name} has shape {g.shape}; expected shape {e.shape}"
+        return Mismatch(f"{name} has shape {g.shape}; expected shape {e.shape}", "shape")
     got_dtype = str(got.dtype) if isinstance(got, torch.Tensor) else str(g.dtype)
     want_dtype = str(expected.dtype) if isinstance(expected, torch.Tensor) else str(e.dtype)
     if check_dtype and got_dtype != want_dtype:
-        return f"{name} has dtype {got_dtype}; expected {want_dtype} (the dtype of the input)"
+        return Mismatch(f"{name} has dtype {got_dtype}; expected {want_dtype} (the dtype of the input)", "dtype")
     if g.dtype.kind not in "biufc":
-        return f"{name} holds {g.dtype} values; expected numbers"
+        return Mismatch(f"{name} holds {g.dtype} values; expected numbers", "type")
     g64, e64 = g.astype(np.complex128 if g.dtype.kind == "c" else np.float64), e.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.isclose(g64, e64, rtol=rtol, atol=atol, equal_nan=True) | (g64 == e64)
@@ -65,13 +77,13 @@ def compare_arrays(got, expected, *, name: str = "the result", rtol: float = 1e-
     bad = np.argwhere(~close)
     first = tuple(int(i) for i in bad[0])
     with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.abs(g64 - e64)
-        finite = np.isfinite(diff)
-        max_abs = float(diff[finite].max()) if finite.any() else float("inf")
+        diff = np.where(close, 0.0, np.abs(g64 - e64))  # inf where one side is infinite, nan where one is nan
+        diff = np.where(np.isnan(diff) & ~close, np.inf, diff)
+        max_abs = float(diff.max())
         rel = diff / np.maximum(np.abs(e64), 1e-300)
-        max_rel = float(rel[np.isfinite(rel)].max()) if np.isfinite(rel).any() else float("inf")
+        max_rel = float(np.nan_to_num(rel, nan=np.inf, posinf=np.inf).max())
     where = f"index {first}" if first else "the value"
-    return (
+    return Mismatch(
         f"{name}: {len(bad)} of {g.size} values differ (max abs error {max_abs:.3g}, max rel error {max_rel:.3g}, "
         f"tolerance rtol={rtol:g}, atol={atol:g}); first at {where}: expected {_scalar(e[first])}, got {_scalar(g[first])}"
     )
@@ -80,3 +92,12 @@ def compare_arrays(got, expected, *, name: str = "the result", rtol: float = 1e-
 def _scalar(x) -> str:
     x = x.item() if hasattr(x, "item") else x
     return f"{x:.6g}" if isinstance(x, float) else repr(x)
+
+
+def shape_of(value) -> tuple:
+    """The shape of an array or tensor; () for anything else."""
+    shape = getattr(value, "shape", ())
+    try:
+        return tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        return ()

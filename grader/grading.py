@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .backends.inprocess import InProcess
 from .calls import StudentAborted
-from .checks.base import run_check
+from .judge import judge_exercise, uniform_result
 from .errors import InvalidNotebook, UsageError
-from .notebook import Submission, load_submission
+from .notebook import Submission, defining_cells, load_submission
 from .registry import ASSIGNMENTS, Assignment, get_assignment
-from .results import CheckResult, ExerciseResult, NotebookResult
+from .results import ExerciseResult, NotebookResult
 from .sandbox.limits import Limits
 
 
@@ -24,29 +24,30 @@ def infer_assignment(path: str | Path, declared: str | None) -> Assignment:
     raise UsageError(f"cannot tell which assignment {path} belongs to; pass --assignment")
 
 
-def _all_checks(assignment: Assignment, status: str, message: str) -> tuple[ExerciseResult, ...]:
-    return tuple(
-        ExerciseResult(
-            id=e.id, max_score=e.points, manual=e.kind == "manual",
-            checks=(CheckResult(name="manual_review", status="manual", points=0, max_points=e.points,
-                                message="graded by course staff"),) if e.kind == "manual" else
-            tuple(CheckResult(name=c.name, status=status, points=0, max_points=c.points, message=message) for c in e.checks),
-        )
-        for e in assignment.exercises
-    )
+def _all_checks(assignment: Assignment, status: str, message: str, kind: str = "missing") -> tuple[ExerciseResult, ...]:
+    return tuple(uniform_result(e, status, message, kind) for e in assignment.exercises)
 
 
-def grade_exercises(assignment: Assignment, student) -> tuple[ExerciseResult, ...]:
-    results = []
-    for exercise in assignment.exercises:
-        if exercise.kind == "manual":
-            checks = (CheckResult(name="manual_review", status="manual", points=0, max_points=exercise.points,
-                                  message="graded by course staff"),)
-        else:
-            checks = tuple(run_check(c.name, c.func, c.points, student, c.hint) for c in exercise.checks)
-        results.append(ExerciseResult(id=exercise.id, checks=checks, max_score=exercise.points,
-                                      manual=exercise.kind == "manual"))
-    return tuple(results)
+def grade_exercises(assignment: Assignment, student, explain_missing=lambda name: "") -> tuple[ExerciseResult, ...]:
+    return tuple(judge_exercise(exercise, student, explain_missing) for exercise in assignment.exercises)
+
+
+def missing_explainer(submission: Submission, reports) -> Callable[[str], str]:
+    """Why a name is undefined, from the grader's own reading of the cells and the cell reports."""
+    definers = defining_cells(submission.cells)
+    by_index = {r["index"]: r for r in reports}
+
+    def explain(name: str) -> str:
+        cells = definers.get(name, [])
+        if not cells:
+            return f"no cell defines {name}; keep the name the exercise gives"
+        bad = [by_index[i] for i in cells if by_index.get(i, {}).get("status", "ok") != "ok"]
+        if not bad:
+            return ""
+        report = bad[-1]
+        return f"the cell that defines it (cell {report['index']}) did not run: {report['message']}"
+
+    return explain
 
 
 class Grader:
@@ -97,18 +98,18 @@ class Grader:
 
     def _grade_submission(self, submission: Submission, target: Assignment, name: str) -> NotebookResult:
         if self._zygote is None:
-            student, reports = InProcess.from_cells(submission.cells)
-            exercises = grade_exercises(target, student)
+            student, reports = InProcess.from_cells(submission.cells, target.modules)
+            exercises = grade_exercises(target, student, missing_explainer(submission, reports))
         else:
             from .sandbox.client import Session
-            session = Session(self._zygote, submission.cells, self.limits)
+            session = Session(self._zygote, submission.cells, self.limits, target.modules)
             try:
                 try:
                     session.open()
                 except StudentAborted as exc:
-                    exercises = _all_checks(target, exc.status, f"the notebook could not be run: {exc.message}")
+                    exercises = _all_checks(target, exc.status, f"the notebook could not be run: {exc.message}", exc.kind)
                 else:
-                    exercises = grade_exercises(target, session)
+                    exercises = grade_exercises(target, session, missing_explainer(submission, session.reports()))
                 reports = session.reports()
             finally:
                 session.close()

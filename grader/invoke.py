@@ -2,42 +2,115 @@
 
 Requests and replies are plain messages (see :mod:`grader.codec`). Used by the sandbox child and by
 the in-process backend, so both see the same behaviour. Imports only numpy, torch and the codec.
+
+A call may name *stand-ins*: other student functions that, for the length of the call, are replaced
+by stubs that ask the grader for each result (``ask``). Every name bound to the student's own
+function (aliases such as ``step = recurrent_unit``, default arguments) is swapped too. What the
+grader counts of those calls it counts on its own side: nothing this module reports about a call
+earns a point, only the value returned and its gradients.
 """
 from __future__ import annotations
 
 import contextlib
+import types
+from typing import Callable
 
 import torch
 
 from .execute import CappedText, describe_exception
+
+Ask = Callable[[str, str, list, object], object]  # (name, "call" | "vjp", args, cotangent) -> value
+RAISABLE = {"ValueError": ValueError, "TypeError": TypeError, "RuntimeError": RuntimeError, "IndexError": IndexError}
 
 
 def _error(exc: BaseException) -> tuple[dict, dict]:
     return {"ok": False, "error": describe_exception(exc)}, {}
 
 
-def _traced(ns: dict, name: str, shapes: list):
-    original = ns.get(name)
-    if not callable(original):
-        return contextlib.nullcontext()
+def _stub(name: str, params: list[str], ask: Ask):
+    """A function that behaves like the student's ``name`` but is computed by the grader."""
 
-    def tracer(*args, **kwargs):
-        x = args[0] if args else kwargs.get("x")
-        shapes.append(list(getattr(x, "shape", ())))
-        return original(*args, **kwargs)
+    def bind(args, kwargs) -> list:
+        args = list(args)
+        for key, value in kwargs.items():
+            if key not in params or params.index(key) < len(args):
+                raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+            while len(args) < params.index(key):
+                args.append(None)
+            args.append(value)
+        if len(args) != len(params) or any(a is None for a in args):
+            raise TypeError(f"{name}() takes {len(params)} arguments ({', '.join(params)}); got {len(args)}")
+        return args
 
-    @contextlib.contextmanager
-    def swap():
-        ns[name] = tracer
-        try:
-            yield
-        finally:
-            ns[name] = original
+    class Differentiable(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *args):
+            ctx.args = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
+            return ask(name, "call", ctx.args, None)
 
-    return swap()
+        @staticmethod
+        def backward(ctx, grad):
+            grads = ask(name, "vjp", ctx.args, grad.detach())
+            grads = list(grads) if isinstance(grads, (list, tuple)) else []
+            return tuple(g if needed and isinstance(g, torch.Tensor) else None
+                         for needed, g in zip(ctx.needs_input_grad, grads + [None] * len(ctx.args)))
+
+    def stand_in(*args, **kwargs):
+        args = bind(args, kwargs)
+        if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+            return Differentiable.apply(*args)
+        return ask(name, "call", [a.detach() if isinstance(a, torch.Tensor) else a for a in args], None)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    return stand_in
 
 
-def _call(ns: dict, request: dict, values: dict) -> tuple[dict, dict]:
+@contextlib.contextmanager
+def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
+    """Swap every binding of each named student function for a grader-served stub, then restore."""
+    if not specs or ask is None:
+        yield
+        return
+    undo = []
+    try:
+        for name, params in specs.items():
+            stub = _stub(str(name), [str(p) for p in params], ask)
+            original = ns.get(name)
+            for key, value in list(ns.items()):
+                if key == name or (original is not None and value is original and callable(original)):
+                    undo.append((ns, key, value))
+                    ns[key] = stub
+            if name not in ns:
+                undo.append((ns, name, _MISSING))
+                ns[name] = stub
+            if original is None or not callable(original):
+                continue
+            for value in list(ns.values()):  # default arguments that captured the student's function
+                if isinstance(value, types.FunctionType):
+                    for attr in ("__defaults__", "__kwdefaults__"):
+                        defaults = getattr(value, attr)
+                        if isinstance(defaults, tuple) and any(d is original for d in defaults):
+                            undo.append((value, attr, defaults))
+                            setattr(value, attr, tuple(stub if d is original else d for d in defaults))
+                        elif isinstance(defaults, dict) and any(d is original for d in defaults.values()):
+                            undo.append((value, attr, defaults))
+                            setattr(value, attr, {k: stub if d is original else d for k, d in defaults.items()})
+        yield
+    finally:
+        for target, key, value in reversed(undo):
+            if isinstance(target, dict):
+                if value is _MISSING:
+                    target.pop(key, None)
+                else:
+                    target[key] = value
+            else:
+                setattr(target, key, value)
+
+
+_MISSING = object()
+
+
+def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict, dict]:
     name = str(request.get("name"))
     if name not in ns:
         return {"ok": False, "missing": True}, {}
@@ -45,40 +118,39 @@ def _call(ns: dict, request: dict, values: dict) -> tuple[dict, dict]:
     if not callable(fn):
         return {"ok": False, "error": {"type": "TypeError", "message": f"{name} is not a function", "where": ""}}, {}
     args = list(values.get("args") or [])
-    grad_wrt = [int(i) for i in request.get("grad_wrt") or []]
+    grad_wrt = [int(i) for i in request.get("grad_wrt") or [] if 0 <= int(i) < len(args)]
     for i in grad_wrt:
         if isinstance(args[i], torch.Tensor) and args[i].is_floating_point():
             args[i] = args[i].detach().clone().requires_grad_(True)
-    shapes: list = []
+    specs = request.get("stand_ins") or {}
     sink = CappedText()
+    reply_values: dict = {}
     try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), _traced(ns, request.get("trace") or "", shapes):
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
+                _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask):
             with torch.enable_grad():
                 out = fn(*args)
-                grads = None
                 cot = values.get("cotangent")
                 if grad_wrt and isinstance(out, torch.Tensor) and out.requires_grad and isinstance(cot, torch.Tensor) \
                         and tuple(out.shape) == tuple(cot.shape):
                     inputs = [args[i] for i in grad_wrt]
                     got = torch.autograd.grad((out * cot.to(out.dtype)).sum(), inputs, allow_unused=True)
-                    grads = [torch.zeros_like(x) if g is None else g.detach() for x, g in zip(inputs, got)]
+                    reply_values["grads"] = [torch.zeros_like(x) if g is None else g.detach() for x, g in zip(inputs, got)]
+            reply_values["value"] = out
+            if request.get("again"):
+                with torch.no_grad():
+                    reply_values["again"] = fn(*args)  # the same argument objects: shows what the first call did to them
     except BaseException as exc:  # the student's exception, including SystemExit
         return _error(exc)
-    reply = {"ok": True, "has_grads": grads is not None, "trace": shapes, "stdout": sink.getvalue()[:4000]}
-    reply_values = {"value": out}
-    if grads is not None:
-        reply_values["grads"] = grads
-    if request.get("return_args"):
-        reply_values["args_after"] = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
-    return reply, reply_values
+    return {"ok": True}, reply_values
 
 
-def handle(ns: dict, request: dict, values: dict) -> tuple[dict, dict]:
+def handle(ns: dict, request: dict, values: dict, ask: Ask | None = None) -> tuple[dict, dict]:
     """Dispatch a request: ``call``, ``get`` or ``defines``."""
     op = request.get("op")
     name = str(request.get("name"))
     if op == "call":
-        return _call(ns, request, values)
+        return _call(ns, request, values, ask)
     if op == "defines":
         return {"ok": True, "defines": name in ns}, {}
     if op == "get":
@@ -86,3 +158,12 @@ def handle(ns: dict, request: dict, values: dict) -> tuple[dict, dict]:
             return {"ok": False, "missing": True}, {}
         return {"ok": True}, {"value": ns[name]}
     return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "where": ""}}, {}
+
+
+def raise_helper_error(error) -> None:
+    """Raise, inside the student's code, the exception a stand-in answered with."""
+    error = error if isinstance(error, dict) else {}
+    raise RAISABLE.get(str(error.get("type")), RuntimeError)(str(error.get("message", ""))[:2000])
+
+
+__all__ = ["handle", "raise_helper_error"]

@@ -15,7 +15,7 @@ import os
 import warnings
 
 from .backends.inprocess import InProcess
-from .checks.base import run_check
+from .judge import judge_exercise
 from .registry import get_assignment
 
 
@@ -40,11 +40,10 @@ def score(exercise_id: str, namespace: dict, assignment: str = "sequence_models"
     total = 0.0
     try:
         with _quiet():
-            student = InProcess(namespace)
-            for c in exercise.checks:
-                result = run_check(c.name, c.func, c.points, student, c.hint)
-                total += result.points
-                print(f"{c.name}: {result.status} {result.points:g}/{c.points:g} {result.message}")
+            result = judge_exercise(exercise, InProcess(namespace))
+            total = result.score
+            for c in result.checks:
+                print(f"{c.name}: {c.status} {c.points:g}/{c.max_points:g} {c.message}")
     except BaseException:  # nothing may escape into the cell's outputs
         pass
     if not math.isfinite(total):

@@ -7,7 +7,9 @@ turned into calls on a stand-in ``get_ipython()`` that does nothing.
 """
 from __future__ import annotations
 
+import ast
 import json
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,3 +118,26 @@ def load_submission(path: str | Path) -> Submission:
     meta = nb.get("metadata", {}).get("seqgrade")
     assignment = meta.get("assignment") if isinstance(meta, dict) and isinstance(meta.get("assignment"), str) else None
     return Submission(path=str(path), cells=tuple(cells), assignment=assignment, notes=tuple(notes))
+
+
+_DEF = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", re.MULTILINE)
+
+
+def defining_cells(cells) -> dict[str, list[int]]:
+    """For each top-level name, the indices of the cells that define it (read as text, never run: a cell
+    with a SyntaxError still says what it meant to define)."""
+    found: dict[str, list[int]] = {}
+    for index, source in cells:
+        names: set[str] = set()
+        try:
+            for node in ast.parse(source).body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names.update(t.id for t in targets if isinstance(t, ast.Name))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            names.update(a or b for a, b in _DEF.findall(source))
+        for name in names:
+            found.setdefault(name, []).append(index)
+    return found

@@ -27,6 +27,7 @@ class CheckResult:
     message: str = ""
     # Optional picture data for the report (e.g. a causality influence matrix), plain lists only.
     figure: dict | None = None
+    kind: str = ""  # why it did not pass (grader.checks.base.FAILURE_KINDS); "" when it passed or is manual
 
     def __post_init__(self):
         if self.status not in CHECK_STATUSES:
@@ -41,6 +42,7 @@ class ExerciseResult:
     checks: tuple[CheckResult, ...]
     max_score: float
     manual: bool = False
+    root_cause: str = ""  # the first thing that went wrong, named first in the feedback ("" when all passed)
 
     @property
     def score(self) -> float:
@@ -96,6 +98,7 @@ class NotebookResult:
                     "score": e.score,
                     "max_score": _points(e.max_score),
                     "status": e.status,
+                    "root_cause": e.root_cause,
                     "checks": [
                         {k: v for k, v in asdict(c).items() if k != "figure" or v is not None} for c in e.checks
                     ],
@@ -117,6 +120,7 @@ class NotebookResult:
                 id=e["id"],
                 max_score=e["max_score"],
                 manual=any(c["status"] == "manual" for c in e["checks"]),
+                root_cause=e.get("root_cause", ""),
                 checks=tuple(CheckResult(**c) for c in e["checks"]),
             )
             for e in data["exercises"]

@@ -1,14 +1,18 @@
 """Run student code in this very process. No isolation: for nbgrader hidden-test cells (which already
 run in the student's kernel) and the benchmark's lower bound. Data still crosses the codec, so checks
-see exactly what they would see from the sandbox."""
+see exactly what they would see from the sandbox, stand-in calls included."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .. import execute, invoke
-from ..calls import Reply
+from ..calls import Reply, Served, StandInHandler, serve_helper
 from ..codec import decode_frame, encode_message
 from .replies import to_reply
+
+
+def _cross(message: dict, values: dict) -> tuple[dict, dict]:
+    return decode_frame(encode_message(message, values))  # what would cross the boundary
 
 
 class InProcess:
@@ -16,15 +20,22 @@ class InProcess:
         self.ns = namespace
 
     @classmethod
-    def from_cells(cls, cells: Sequence[tuple[int, str]]) -> tuple["InProcess", list[dict]]:
+    def from_cells(cls, cells: Sequence[tuple[int, str]], modules: Sequence[str] = ()) -> tuple["InProcess", list[dict]]:
         ns = execute.fresh_namespace()
-        reports = [execute.run_cell(i, src, ns) for i, src in cells]
+        with execute.course_modules(modules):
+            reports = [execute.run_cell(i, src, ns) for i, src in cells]
         return cls(ns), reports
 
-    def _request(self, request: dict, values: dict) -> tuple[dict, dict]:
-        request, values = decode_frame(encode_message(request, values))  # what would cross the boundary
-        reply, reply_values = invoke.handle(self.ns, request, values)
-        return decode_frame(encode_message(reply, reply_values))
+    def _request(self, request: dict, values: dict, stand_ins: Mapping[str, StandInHandler] | None = None,
+                 log: list[Served] | None = None) -> tuple[dict, dict]:
+        def ask(name, kind, args, cotangent):
+            reply, reply_values = _cross(*serve_helper(stand_ins or {}, *_cross(
+                {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log))
+            if not reply.get("ok"):
+                invoke.raise_helper_error(reply.get("error"))
+            return reply_values.get("value")
+
+        return _cross(*invoke.handle(self.ns, *_cross(request, values), ask))
 
     def defines(self, name: str) -> bool:
         return bool(self._request({"op": "defines", "name": name}, {})[0].get("defines"))
@@ -32,8 +43,10 @@ class InProcess:
     def get(self, name: str):
         return to_reply(name, *self._request({"op": "get", "name": name}, {})).value
 
-    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
-             trace: str | None = None, return_args: bool = False) -> Reply:
-        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "trace": trace, "return_args": return_args}
-        values = {"args": list(args), "cotangent": cotangent}
-        return to_reply(name, *self._request(request, values))
+    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
+             stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply:
+        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
+                   "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
+        log: list[Served] = []
+        reply = self._request(request, {"args": list(args), "cotangent": cotangent}, stand_ins, log)
+        return to_reply(name, *reply, log)

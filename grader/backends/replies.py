@@ -1,11 +1,12 @@
 """Turn a decoded reply message into a Reply, or the exception it stands for (shared by all backends)."""
 from __future__ import annotations
 
-from ..calls import Reply, StudentMissing, StudentRaised
+from ..calls import Reply, Served, StudentMissing, StudentRaised
 from ..errors import ProtocolError
 
 
-def to_reply(name: str, message: dict, values: dict) -> Reply:
+def to_reply(name: str, message: dict, values: dict, served: list[Served] = ()) -> Reply:
+    """``served`` is the grader's own record of the stand-in calls it answered during this call."""
     if not message.get("ok"):
         if message.get("missing"):
             raise StudentMissing(name)
@@ -14,15 +15,6 @@ def to_reply(name: str, message: dict, values: dict) -> Reply:
             raise ProtocolError("error reply without an error")
         raise StudentRaised(str(error.get("type", "Exception"))[:100], str(error.get("message", ""))[:2000],
                             str(error.get("where", ""))[:100])
-    grads = values.get("grads") if message.get("has_grads") else None
-    trace = message.get("trace") or []
-    if not isinstance(trace, list):
-        raise ProtocolError("trace is not a list")
-    args_after = values.get("args_after")
-    return Reply(
-        value=values.get("value"),
-        grads=tuple(grads) if isinstance(grads, list) else None,
-        trace=tuple(tuple(int(d) for d in s) for s in trace[:10_000] if isinstance(s, list)),
-        args_after=tuple(args_after) if isinstance(args_after, list) else None,
-        stdout=str(message.get("stdout", ""))[:4000],
-    )
+    grads = values.get("grads")
+    return Reply(value=values.get("value"), grads=tuple(grads) if isinstance(grads, list) else None,
+                 again=values.get("again"), served=tuple(served))

@@ -1,12 +1,11 @@
 """Checks for the conceptual questions, answered as variables. Messages never reveal the key."""
 from __future__ import annotations
 
-import numpy as np
-
 from reference import answers
 
 from ..calls import StudentMissing
 from ..compare import describe
+from .attention import whole_number
 from .base import CheckFailed
 
 
@@ -37,10 +36,8 @@ def check_answer_self_attention_is_causal(student):
 
 
 def check_answer_qkv_param_count(student):
-    """QKV_PARAM_COUNT is the int number of parameters of W_q, W_k, W_v for d_model = 10, T = 4."""
-    value = _answer(student, "QKV_PARAM_COUNT")
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise CheckFailed(f"QKV_PARAM_COUNT should be an int; got {describe(value)}")
-    if int(value) != answers.QKV_PARAM_COUNT:
-        raise CheckFailed(f"QKV_PARAM_COUNT = {int(value)} is not right. How many numbers does one d_model x d_model "
+    """QKV_PARAM_COUNT is the number of parameters of W_q, W_k, W_v for d_model = 10, T = 4."""
+    value = whole_number(_answer(student, "QKV_PARAM_COUNT"), "QKV_PARAM_COUNT")
+    if value != answers.QKV_PARAM_COUNT:
+        raise CheckFailed(f"QKV_PARAM_COUNT = {value} is not right. How many numbers does one d_model x d_model "
                           f"matrix hold, and does the sequence length change that?")

@@ -10,9 +10,15 @@ import reference
 from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import attention_inputs, gaussian
-from .base import CheckFailed, Passed, call, expect_value_error, fail_if, for_all, format_call
+from .base import CheckFailed, NotJudged, Passed, StudentErrorAt, call, diagnose, expect_value_error, fail_if, for_all, format_call
+from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
 
 SMALL = {"B": 2, "T": 4, "d": 3, "d_k": 2, "d_v": 2, "seed": 0}
+
+
+def probe_causal_mask(student) -> str | None:
+    """causal_mask does some work: its result depends on T and is not all zeros."""
+    return degeneracy(student, "causal_mask", [(3,), (4,)])
 
 
 def check_causal_mask_shape_and_dtype(student):
@@ -21,7 +27,8 @@ def check_causal_mask_shape_and_dtype(student):
     def prop(T):
         got = call(student, "causal_mask", T).value
         if kind_of(got) != "tensor" or tuple(got.shape) != (T, T) or not got.dtype.is_floating_point:
-            raise CheckFailed(f"causal_mask({T}) should be a float tensor of shape ({T}, {T}); got {describe(got)}")
+            raise CheckFailed(f"causal_mask({T}) should be a float tensor of shape ({T}, {T}); got {describe(got)}",
+                              kind="type" if kind_of(got) != "tensor" else "shape" if tuple(got.shape) != (T, T) else "dtype")
 
     for_all(st.integers(1, 8), prop, max_examples=8, examples=(3,))
 
@@ -32,7 +39,15 @@ def check_causal_mask_values(student):
     def prop(T):
         got = call(student, "causal_mask", T).value
         want = reference.causal_mask(T)
-        fail_if(compare_arrays(got, want, rtol=0, atol=0, kind="tensor", check_dtype=False), f"for causal_mask({T})")
+        inf = float("-inf")
+        mistakes = ((lambda: torch.triu(torch.full((T, T), inf), diagonal=0), "Only keys after the query (j > i) are masked: "
+                     "the diagonal stays 0, so each position sees itself (torch.triu with diagonal=1)."),
+                    (lambda: torch.tril(torch.full((T, T), inf), diagonal=-1), "Row i is the query and column j the key: "
+                     "-inf belongs above the diagonal (j > i), not below it."),
+                    (lambda: torch.triu(torch.full((T, T), -1e9), diagonal=1), "Use float('-inf'), not a large negative "
+                     "number: -1e9 does not fit in float16 and leaves a tiny weight on the future."))
+        fail_if(compare_arrays(got, want, rtol=0, atol=0, kind="tensor", check_dtype=False), f"for causal_mask({T})",
+                hint=diagnose(got, mistakes, rtol=0, atol=0))
 
     for_all(st.integers(1, 8), prop, max_examples=8, examples=(3,))
 
@@ -46,24 +61,51 @@ def _attention(student, args, context, **options):
     return reply
 
 
-def _check_values(student, batched):
-    def prop(dims):
-        args = attention_inputs(dims, batched=batched)
-        context = f"for {format_call('masked_self_attention', args)}"
-        got = _attention(student, args, context).value
-        fail_if(compare_arrays(got, reference.masked_self_attention(*args), rtol=1e-6, atol=1e-9), context)
+def probe_masked_self_attention(student) -> str | None:
+    """masked_self_attention does some work: its result depends on X and is not X itself."""
+    weights = attention_inputs({**SMALL, "d": 3, "d_v": 3, "seed": 7})[1:]
+    return degeneracy(student, "masked_self_attention", [(gaussian(seed, 2, 4, 3), *weights) for seed in (1, 2)])
 
-    for_all(strategies.attention_dims(), prop, examples=(SMALL,))
+
+def _attention_mistakes(X, Wq, Wk, Wv):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    T, d_k = X.shape[-2], Wq.shape[1]
+    mask = reference.causal_mask(T).to(X.dtype)
+    scores = Q @ K.transpose(-2, -1)
+    future = torch.ones(T, T, dtype=torch.bool).triu(1)
+    return (
+        (lambda: torch.softmax(scores / d_k + mask, -1) @ V, "Scale the scores by 1/sqrt(d_k), not 1/d_k."),
+        (lambda: torch.softmax(scores + mask, -1) @ V, "The scores are not scaled: divide Q K^T by sqrt(d_k)."),
+        (lambda: torch.softmax(scores / d_k ** 0.5, -1) @ V, "The mask is missing: add causal_mask(T) to the scores before the softmax."),
+        (lambda: (torch.softmax(scores / d_k ** 0.5, -1) * ~future) @ V,
+         "The mask is applied after the softmax: add it to the scores before, so each row still sums to 1."),
+        (lambda: torch.softmax(scores / d_k ** 0.5 + mask, -2) @ V,
+         "The softmax runs over the queries: take it over the keys, the last axis (dim=-1)."),
+    )
 
 
 def check_masked_self_attention_values(student):
     """masked_self_attention computes softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V for a batch (B, T, d)."""
-    _check_values(student, batched=True)
+
+    def prop(dims):
+        args = attention_inputs(dims)
+        context = f"for {format_call('masked_self_attention', args)}"
+        got = _attention(student, args, context).value
+        fail_if(compare_arrays(got, reference.masked_self_attention(*args), rtol=1e-6, atol=1e-9), context,
+                hint=diagnose(got, _attention_mistakes(*args)))
+
+    for_all(strategies.attention_dims(), prop, examples=(SMALL,))
 
 
 def check_masked_self_attention_single_sequence(student):
-    """masked_self_attention also accepts a single sequence X of shape (T, d)."""
-    _check_values(student, batched=False)
+    """masked_self_attention on a single sequence X of shape (T, d) gives that sequence's row of the batched result."""
+
+    def prop(dims):
+        X, *weights = args = attention_inputs(dims)
+        assert_one_example_matches_batch(student, "masked_self_attention", args, lambda b: [X[b], *weights],
+                                         rows=sorted({0, dims["B"] - 1}))
+
+    for_all(strategies.attention_dims(), prop, max_examples=6, examples=(SMALL,))
 
 
 def check_masked_self_attention_causality(student):
@@ -88,38 +130,53 @@ def check_masked_self_attention_causality(student):
             i, j = leaks[0]
             raise CheckFailed(f"{context}: changing the input at position {j} changed the output at earlier position {i}; "
                               f"{len(leaks)} such (query, later key) pairs leak", figure=dict(figure))
+        if T > 1:
+            mixes.append(any(influence[i, j] for i in range(T) for j in range(i)))
 
+    mixes: list[bool] = []
     for_all(strategies.attention_dims(), prop, max_examples=8, examples=({**SMALL, "T": 5},))
+    if not any(mixes):
+        raise NotJudged("no output ever changed when an earlier position's input changed, so masked_self_attention "
+                        "does not attend to the past at all (X @ Wv, for one, mixes no positions); causality pays only "
+                        "for attention that mixes positions")
     return Passed(figure=dict(figure))
 
 
 def check_masked_self_attention_gradients(student):
-    """Gradients of masked_self_attention with respect to X, Wq, Wk and Wv match those of the formula."""
+    """Gradients of masked_self_attention with respect to X, Wq, Wk and Wv agree with how its output changes."""
 
     def prop(dims):
         args = attention_inputs(dims)
-        context = f"for {format_call('masked_self_attention', args)}"
-        cot = gaussian(dims["seed"] + 5, dims["B"], dims["T"], dims["d_v"])
-        reply = _attention(student, args, context, grad_wrt=(0, 1, 2, 3), cotangent=cot)
-        leaves = [a.clone().requires_grad_() for a in args]
-        want = torch.autograd.grad((reference.masked_self_attention(*leaves) * cot).sum(), leaves)
-        if reply.grads is None:
-            raise CheckFailed(f"{context}: the result is not differentiable; build it from torch operations on the inputs")
-        for got, expected, name in zip(reply.grads, want, ("X", "Wq", "Wk", "Wv")):
-            fail_if(compare_arrays(got, expected, name=f"the gradient with respect to {name}", rtol=1e-5, atol=1e-8,
-                                   kind="tensor", check_dtype=False), context)
+        assert_gradients_match_own_function(student, "masked_self_attention", args, (0, 1, 2, 3), ("X", "Wq", "Wk", "Wv"),
+                                            (dims["B"], dims["T"], dims["d_v"]), dims["seed"])
 
-    for_all(strategies.attention_dims(), prop, max_examples=8, examples=(SMALL,))
+    for_all(strategies.attention_dims(), prop, max_examples=5, examples=(SMALL,))
+
+
+HALF_HINTS = {
+    "overflow": "A finite stand-in for -inf such as -1e9 does not fit in float16; use float('-inf') (or causal_mask).",
+    "dtype": "Something in your computation is float32 or float64 (the mask?): convert it with .to(scores.dtype).",
+}
 
 
 def check_masked_self_attention_half_precision(student):
-    """masked_self_attention works on float16 inputs and returns float16 values close to the exact result."""
+    """masked_self_attention works on float16 inputs and returns float16 values close to its own float64 result."""
     dims = {**SMALL, "T": 6, "seed": 3}
     args = [a.to(torch.float16) for a in attention_inputs(dims)]
     context = f"for float16 inputs {format_call('masked_self_attention', args)}"
-    got = _attention(student, args, context).value
-    want = reference.masked_self_attention(*[a.to(torch.float64) for a in args]).to(torch.float16)
-    fail_if(compare_arrays(got, want, rtol=2e-2, atol=2e-2, kind="tensor"), context)
+    exact = call(student, "masked_self_attention", *[a.to(torch.float64) for a in args]).value
+    if kind_of(exact) != "tensor" or not exact.dtype.is_floating_point:
+        raise NotJudged(f"on float64 inputs the result is {describe(exact)}, not a float tensor (see the values check)",
+                        kind="not_judged")
+    try:
+        got = _attention(student, args, context).value
+    except StudentErrorAt as exc:
+        hint = HALF_HINTS["overflow"] if "overflow" in exc.message else HALF_HINTS["dtype"] \
+            if any(word in exc.message for word in ("Half", "dtype", "scalar type")) else None
+        raise CheckFailed(exc.message, kind="raised", hint=hint) from None
+    mismatch = compare_arrays(got, exact.to(torch.float16), name="the float16 result (compared with your float64 result)",
+                              rtol=2e-2, atol=2e-2, kind="tensor")
+    fail_if(mismatch, context, hint=HALF_HINTS["dtype"] if getattr(mismatch, "kind", "") == "dtype" else None)
 
 
 # --- parameter counts ----------------------------------------------------------------------------------
@@ -128,9 +185,12 @@ def _count(module_list) -> int:
     return sum(p.numel() for m in module_list for p in m.parameters())
 
 
-def _expect_int(value, context):
+def whole_number(value, context: str) -> int:
+    """An int answer; an integral float (288.0) counts as that int, anything else fails with a clear message."""
+    if isinstance(value, (float, np.floating)) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value)
     if isinstance(value, bool) or not (isinstance(value, int) or isinstance(value, np.integer)):
-        raise CheckFailed(f"{context} should return an int; got {describe(value)}")
+        raise CheckFailed(f"{context} should be a whole number (an int); got {describe(value)}", kind="type")
     return int(value)
 
 
@@ -140,7 +200,7 @@ def check_qkv_param_count_matches_torch(student):
     def prop(case):
         d_model, seq_len = case
         context = format_call("qkv_param_count", case)
-        got = _expect_int(call(student, "qkv_param_count", d_model, seq_len).value, context)
+        got = whole_number(call(student, "qkv_param_count", d_model, seq_len).value, context)
         want = _count([torch.nn.Linear(d_model, d_model, bias=False) for _ in range(3)])
         if got != want:
             raise CheckFailed(f"{context} returned {got}; three bias-free {d_model} x {d_model} projections "
@@ -156,7 +216,7 @@ def check_mha_param_count_matches_torch(student):
         d_model, n_heads, bias = case
         args = (d_model, n_heads) if bias is None else (d_model, n_heads, bias)
         context = format_call("mha_param_count", args)
-        got = _expect_int(call(student, "mha_param_count", *args).value, context)
+        got = whole_number(call(student, "mha_param_count", *args).value, context)
         want = _count([torch.nn.MultiheadAttention(d_model, n_heads, bias=bias is not False)])
         if got != want:
             raise CheckFailed(f"{context} returned {got}; torch.nn.MultiheadAttention({d_model}, {n_heads}"
@@ -164,6 +224,11 @@ def check_mha_param_count_matches_torch(student):
 
     cases = st.tuples(strategies.heads_and_widths(), st.sampled_from([None, True, False])).map(lambda c: (*c[0], c[1]))
     for_all(cases, prop, examples=((8, 2, None), (8, 2, False)))
+
+
+def probe_mha_param_count(student) -> str | None:
+    """mha_param_count does some work: valid calls return counts that depend on the sizes."""
+    return degeneracy(student, "mha_param_count", [(8, 2), (12, 3)])
 
 
 def check_mha_param_count_rejects_indivisible_heads(student):

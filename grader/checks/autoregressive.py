@@ -7,7 +7,8 @@ import reference
 
 from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
-from .base import CheckFailed, call, expect_value_error, fail_if, for_all, format_call
+from .base import CheckFailed, NotJudged, call, diagnose, expect_value_error, fail_if, for_all, format_call
+from .properties import degeneracy
 
 SIMPLE = ([1, 2, 3, 4, 5], 2)
 
@@ -15,7 +16,7 @@ SIMPLE = ([1, 2, 3, 4, 5], 2)
 def _seq2col(student, seq, s):
     got = call(student, "seq2col", seq, s).value
     if not (isinstance(got, tuple) or isinstance(got, list)) or len(got) != 2:
-        raise CheckFailed(f"{format_call('seq2col', (seq, s))} should return a pair (X, y); got {describe(got)}")
+        raise CheckFailed(f"{format_call('seq2col', (seq, s))} should return a pair (X, y); got {describe(got)}", kind="type")
     return got
 
 
@@ -29,11 +30,12 @@ def check_seq2col_shapes_and_dtype(student):
         context = f"for {format_call('seq2col', (seq, s))}"
         for name, got, want in (("X", X, want_X), ("y", y, want_y)):
             if kind_of(got) != "ndarray":
-                raise CheckFailed(f"{context}, {name} should be a numpy ndarray but is {describe(got)}")
+                raise CheckFailed(f"{context}, {name} should be a numpy ndarray but is {describe(got)}", kind="type")
             if got.shape != want.shape:
-                raise CheckFailed(f"{context}, {name} has shape {got.shape}; expected {want.shape}")
+                raise CheckFailed(f"{context}, {name} has shape {got.shape}; expected {want.shape}", kind="shape")
             if got.dtype != want.dtype:
-                raise CheckFailed(f"{context}, {name} has dtype {got.dtype}; expected {want.dtype} (the dtype of np.asarray(seq))")
+                raise CheckFailed(f"{context}, {name} has dtype {got.dtype}; expected {want.dtype} (the dtype of np.asarray(seq))",
+                                  kind="dtype")
 
     for_all(strategies.sequences(), prop, examples=(SIMPLE,))
 
@@ -46,30 +48,44 @@ def check_seq2col_windows(student):
         X, y = _seq2col(student, seq, s)
         want_X, want_y = reference.seq2col(seq, s)
         context = f"for {format_call('seq2col', (seq, s))}"
-        fail_if(compare_arrays(X, want_X, name="X", rtol=0, atol=0, kind="ndarray", check_dtype=False), context)
-        fail_if(compare_arrays(y, want_y, name="y", rtol=0, atol=0, kind="ndarray", check_dtype=False), context)
+        arr = np.asarray(seq)
+        mistakes = ((lambda: want_X[:, ::-1], "Each row should be oldest first: X[i] = seq[i : i + s], not reversed."),
+                    (lambda: arr[s - 1:-1], "y[i] is the value right after window i, seq[i + s]: it is shifted by one."),
+                    (lambda: arr[: len(arr) - s], "y[i] is the value after window i (seq[i + s]), not the window's first value."))
+        fail_if(compare_arrays(X, want_X, name="X", rtol=0, atol=0, kind="ndarray", check_dtype=False), context,
+                hint=diagnose(X, mistakes[:1], rtol=0, atol=0))
+        fail_if(compare_arrays(y, want_y, name="y", rtol=0, atol=0, kind="ndarray", check_dtype=False), context,
+                hint=diagnose(y, mistakes[1:], rtol=0, atol=0))
 
     for_all(strategies.sequences(), prop, examples=(SIMPLE,))
 
 
 def check_seq2col_leaves_input_unchanged(student):
-    """seq2col returns its windows without modifying the array it is given."""
+    """seq2col leaves the array it is given unchanged: a second call on the same array returns the same windows."""
 
     def prop(case):
         seq, s = case
-        reply = call(student, "seq2col", seq, s, return_args=True)
+        reply = call(student, "seq2col", seq, s, again=True)
         context = format_call("seq2col", (seq, s))
-        got = reply.value
-        # Only a real answer earns this: a function that returns junk also leaves its input alone.
-        if not isinstance(got, (tuple, list)) or len(got) != 2 or any(kind_of(v) != "ndarray" for v in got) \
-                or got[0].shape != (len(seq) - s, s):
-            raise CheckFailed(f"{context} should return a pair of arrays (X, y) with X of shape {(len(seq) - s, s)}; "
-                              f"got {describe(got)}")
-        after = reply.args_after[0] if reply.args_after else None
-        if after is None or kind_of(after) != "ndarray" or after.shape != seq.shape or not np.array_equal(after, seq):
-            raise CheckFailed(f"{context} changed its input to {describe(after)}")
+        want_X, want_y = reference.seq2col(seq, s)
+        for value, which in ((reply.value, "the first call"), (reply.again, "a second call on the same array")):
+            if not isinstance(value, (tuple, list)) or len(value) != 2:
+                raise NotJudged(f"{context} ({which}) returned {describe(value)}, not a pair (X, y)", kind="not_judged")
+            if compare_arrays(value[0], want_X, rtol=0, atol=0, kind="ndarray", check_dtype=False) is not None \
+                    or compare_arrays(value[1], want_y, rtol=0, atol=0, kind="ndarray", check_dtype=False) is not None:
+                if which == "the first call":
+                    raise NotJudged(f"{context} returned windows that differ from the expected ones (see the windows "
+                                    f"check), so a change to its input cannot be told apart", kind="not_judged")
+                raise CheckFailed(f"{context}: the first call returned the right windows, but {which} returned "
+                                  f"{describe(value[0])}, {describe(value[1])}: the first call changed the array it "
+                                  f"was given")
 
     for_all(strategies.sequences(forms=("int_array", "float_array")), prop, max_examples=5)
+
+
+def probe_seq2col(student) -> str | None:
+    """seq2col does some work: its windows depend on the sequence's values."""
+    return degeneracy(student, "seq2col", [([3, 1, 4, 1, 5], 2), ([2, 7, 1, 8], 1)])
 
 
 def check_seq2col_rejects_bad_filter_size(student):
@@ -79,29 +95,19 @@ def check_seq2col_rejects_bad_filter_size(student):
         expect_value_error(student, "seq2col", (seq, s), "because filter_size must satisfy 1 <= filter_size < len(seq)")
 
 
-def _design(student, seq, s):
-    """``([X, 1], y, source)`` from the student's own seq2col when it gives arrays of the right shapes,
-    else from a correct one, so a seq2col mistake is not charged to ar_fit as well."""
-    n = len(seq)
-    try:
-        X, y = call(student, "seq2col", seq, s).value
-        if kind_of(X) == kind_of(y) == "ndarray" and X.shape == (n - s, s) and y.shape == (n - s,) \
-                and X.dtype.kind in "iuf" and y.dtype.kind in "iuf":
-            source = "your seq2col"
-        else:
-            raise ValueError
-    except Exception:
-        X, y = reference.seq2col(seq, s)
-        source = "a correct seq2col (yours could not be used)"
+def _design(seq, s):
+    """``([X, 1], y)`` from a correct seq2col: ar_fit is judged on its own, whatever the student's seq2col does."""
+    X, y = reference.seq2col(seq, s)
     A = np.column_stack([X.astype(np.float64), np.ones(len(X))])  # (n-s, s+1)
-    return A, y.astype(np.float64), source
+    return A, y.astype(np.float64)
 
 
 def _ar_fit(student, seq, s):
     w = call(student, "ar_fit", seq, s).value
     context = f"{format_call('ar_fit', (seq, s))}"
     if kind_of(w) != "ndarray" or w.shape != (s + 1,) or w.dtype.kind not in "iuf":
-        raise CheckFailed(f"{context} should return a float array of shape ({s + 1},) (s weights, then the bias); got {describe(w)}")
+        raise CheckFailed(f"{context} should return a float array of shape ({s + 1},) (s weights, then the bias); got {describe(w)}",
+                          kind="type" if kind_of(w) != "ndarray" else "shape")
     return w.astype(np.float64), context
 
 
@@ -111,12 +117,12 @@ def check_ar_fit_least_squares(student):
     def prop(case):
         seq, s = case
         w, context = _ar_fit(student, seq, s)
-        A, y, source = _design(student, seq, s)
+        A, y = _design(seq, s)
         best = float(np.sum((A @ (np.linalg.pinv(A) @ y) - y) ** 2))
         got = float(np.sum((A @ w - y) ** 2))
         if not got <= best + 1e-6 * max(1.0, best):
             raise CheckFailed(f"{context} returned {describe(w)} with squared error {got:.6g}; "
-                              f"the least-squares fit reaches {best:.6g} (windows from {source})")
+                              f"the least-squares fit reaches {best:.6g}")
 
     for_all(strategies.sequences(), prop, examples=(([0, 1, 1, 2, 3, 5, 8, 13, 21, 34], 3),))
 
@@ -127,13 +133,13 @@ def check_ar_fit_minimum_norm(student):
     def prop(case):
         seq, s = case
         w, context = _ar_fit(student, seq, s)
-        A, y, source = _design(student, seq, s)
+        A, y = _design(seq, s)
         want = np.linalg.pinv(A) @ y  # the minimum-norm least-squares weights
         if not np.allclose(w, want, rtol=1e-6, atol=1e-6):
             raise CheckFailed(
                 f"{context} returned {describe(w)} (norm {np.linalg.norm(w):.6g}); the minimum-norm least-squares "
                 f"weights are {describe(want)} (norm {np.linalg.norm(want):.6g}). Rank of [X, 1]: "
-                f"{np.linalg.matrix_rank(A)} of {A.shape[1]} columns (windows from {source})"
+                f"{np.linalg.matrix_rank(A)} of {A.shape[1]} columns"
             )
 
     for_all(strategies.sequences(), prop, examples=(([0, 1, 1, 2, 3, 5, 8, 13, 21, 34], 3),))

@@ -7,7 +7,7 @@ smallest counterexample. ``run_check`` turns whatever a check raised into a :cla
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
 from hypothesis.errors import Flaky
@@ -29,12 +29,48 @@ GRADING_SETTINGS = settings(
 )
 
 
-class CheckFailed(AssertionError):
-    """The property does not hold; ``message`` is written for the student."""
+FAILURE_KINDS = {
+    # kind: how the feedback names it (the root cause of an exercise is the first failure's kind)
+    "missing": "not defined",
+    "cell_error": "its cell did not run",
+    "raised": "raised an exception",
+    "timeout": "ran out of time",
+    "crash": "ended the notebook's process",
+    "type": "wrong type",
+    "shape": "wrong shape",
+    "dtype": "wrong dtype",
+    "values": "wrong values",
+    "not_differentiable": "not differentiable",
+    "degenerate": "does no real work",
+    "not_judged": "not judged",
+    "check_error": "grader fault",
+}
 
-    def __init__(self, message: str, figure: dict | None = None):
+# A hint for each kind of failure that does not depend on the exercise; a check's own hint is for
+# wrong values (and for the kinds it names in ``Check.hints``).
+KIND_HINTS = {
+    "raised": "Run the call shown above in your notebook: the message and line say where it fails.",
+    "type": "Return exactly the kind of object the exercise asks for (a torch tensor, an ndarray, an int...).",
+    "shape": "Print the shapes of your intermediate results for the input shown and compare them with the exercise's.",
+    "dtype": "Create new tensors and arrays with the input's dtype (dtype=x.dtype) instead of the default.",
+    "not_differentiable": "Use torch operations on the inputs only: no .detach(), .numpy(), .item() or torch.tensor(...) on intermediate results.",
+    "timeout": "Look for a loop that never ends or work that grows much faster than the input.",
+}
+
+
+class CheckFailed(AssertionError):
+    """The property does not hold; ``message`` is written for students, ``kind`` names the failure."""
+
+    def __init__(self, message: str, figure: dict | None = None, *, kind: str = "values", hint: str | None = None):
         super().__init__(message)
-        self.message, self.figure = message, figure
+        self.message, self.figure, self.kind, self.hint = message, figure, kind, hint
+
+
+class NotJudged(CheckFailed):
+    """The property cannot be judged on this answer (it is degenerate, or the values are already wrong)."""
+
+    def __init__(self, message: str, *, kind: str = "degenerate"):
+        super().__init__(f"not judged: {message}", kind=kind)
 
 
 class StudentErrorAt(Exception):
@@ -78,9 +114,11 @@ def expect_value_error(student: StudentCode, name: str, args: tuple, why: str) -
     raise CheckFailed(f"{format_call(name, args)} returned {describe(got)}; expected a ValueError, {why}")
 
 
-def fail_if(message: str | None, context: str = "") -> None:
+def fail_if(message: str | None, context: str = "", *, hint: str | None = None) -> None:
+    """Raise CheckFailed with ``message`` (a :class:`grader.compare.Mismatch` gives its kind) after ``context``."""
     if message is not None:
-        raise CheckFailed(f"{context}{message}" if not context else f"{context}: {message}")
+        raise CheckFailed(f"{context}: {message}" if context else message, kind=getattr(message, "kind", "values"),
+                          hint=hint)
 
 
 def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = ()) -> None:
@@ -97,29 +135,50 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
 
 
 def run_check(name: str, func: Callable[[StudentCode], object], points: float, student: StudentCode,
-              hint: str = "") -> CheckResult:
-    """Run one check against the student's code and record its verdict."""
+              hint: str = "", hints: Mapping[str, str] | None = None) -> CheckResult:
+    """Run one check against the student's code and record its verdict, its failure kind and a hint
+    chosen for that kind (the check's own diagnosis first, then ``hints``, then ``hint`` for wrong values)."""
 
-    def result(status: str, message: str = "", figure: dict | None = None) -> CheckResult:
-        if status != "passed" and hint:
-            message = f"{message}\nHint: {hint}"
+    def result(status: str, message: str = "", figure: dict | None = None, kind: str = "",
+               diagnosed: str | None = None) -> CheckResult:
+        if status != "passed":
+            chosen = diagnosed or (hints or {}).get(kind) or (hint if kind == "values" else KIND_HINTS.get(kind, ""))
+            if chosen:
+                message = f"{message}\nHint: {chosen}"
         return CheckResult(name=name, status=status, points=points if status == "passed" else 0.0,
-                           max_points=points, message=message, figure=figure)
+                           max_points=points, message=message, figure=figure, kind=kind if status != "passed" else "")
 
     try:
         outcome = func(student)
     except CheckFailed as exc:
-        return result("failed", exc.message, exc.figure)
+        return result("failed", exc.message, exc.figure, exc.kind, exc.hint)
     except StudentErrorAt as exc:
-        return result("error", exc.message)
+        return result("error", exc.message, kind="raised")
     except StudentMissing as exc:
-        return result("missing", f"{exc.name} is not defined in the notebook" + (f": {exc.detail}" if exc.detail else ""))
+        return result("missing", f"{exc.name} is not defined in the notebook" + (f": {exc.detail}" if exc.detail else ""),
+                      kind="missing")
     except StudentAborted as exc:
-        return result(exc.status, exc.message)
+        return result(exc.status, exc.message, kind=exc.kind)
     except Flaky:
         return result("failed", "gave different answers when called twice with the same input; "
-                                "results must not depend on hidden state or randomness")
+                                "results must not depend on hidden state or randomness", kind="values")
     except Exception as exc:  # a fault in the check itself, not the student's
-        return result("error", f"seqgrade could not finish this check ({type(exc).__name__}: {exc}); please tell course staff")
+        return result("error", f"seqgrade could not finish this check ({type(exc).__name__}: {exc}); please tell course staff",
+                      kind="check_error")
     figure = outcome.figure if isinstance(outcome, Passed) else None
     return result("passed", "", figure)
+
+
+def diagnose(got, variants, *, rtol: float = 1e-6, atol: float = 1e-9) -> str | None:
+    """The hint of the first known mistake whose result ``got`` reproduces: ``variants`` is a sequence
+    of ``(compute, hint)`` where ``compute()`` returns what that mistake would have returned."""
+    from ..compare import compare_arrays
+
+    for compute, hint in variants:
+        try:
+            want = compute()
+        except Exception:  # a mistake that cannot even run on this input is not the one made
+            continue
+        if compare_arrays(got, want, rtol=rtol, atol=atol, check_dtype=False) is None:
+            return hint
+    return None

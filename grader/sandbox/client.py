@@ -14,9 +14,9 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from ..calls import Reply, StudentCrashed, StudentMissing, StudentTimeout
+from ..calls import Reply, Served, StandInHandler, StudentCrashed, StudentMissing, StudentTimeout, serve_helper
 from ..backends.replies import to_reply
 from ..errors import ProtocolError, SandboxError, SandboxUnavailable
 from . import framing, isolation
@@ -26,6 +26,7 @@ from .limits import Limits
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
 MAX_RESTARTS = 20
+MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
 
 
 def _keep_paths() -> list[str]:
@@ -127,8 +128,8 @@ class Zygote:
 class Session:
     """One submission's jailed process, seen through the StudentCode interface."""
 
-    def __init__(self, zygote: Zygote, cells: Sequence[tuple[int, str]], limits: Limits):
-        self.zygote, self.cells, self.limits = zygote, list(cells), limits
+    def __init__(self, zygote: Zygote, cells: Sequence[tuple[int, str]], limits: Limits, modules: Sequence[str] = ()):
+        self.zygote, self.cells, self.limits, self.modules = zygote, list(cells), limits, list(modules)
         self.deadline = time.monotonic() + limits.submission_timeout_s
         self.skip: dict[int, dict] = {}  # cells not run again after they hung or ended the process
         self.cell_reports: dict[int, dict] = {}
@@ -204,7 +205,8 @@ class Session:
             self.pgid = int(json.loads(msg).get("pid"))  # S leads a process group of its own (the monitor sets it)
         except (ValueError, TypeError, AttributeError):
             self.pgid = None
-        framing.send(self.sock, {"op": "run", "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
+        framing.send(self.sock, {"op": "run", "modules": self.modules,
+                                 "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
         current = None
         while True:
             limit = self.limits.cell_timeout_s if current is not None else 10.0
@@ -251,12 +253,22 @@ class Session:
         self._kill()
 
     # --- StudentCode --------------------------------------------------------------------------------
-    def _request(self, request: dict, values: dict, name: str) -> tuple[dict, dict]:
+    def _request(self, request: dict, values: dict, name: str, stand_ins: Mapping[str, StandInHandler] | None = None,
+                 log: list[Served] | None = None) -> tuple[dict, dict]:
+        """Send one request and wait for its reply, answering the stand-in calls the student's code makes
+        meanwhile (they count towards the call's time)."""
         if self.sock is None:
             self._start()
+        deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
         try:
             framing.send(self.sock, request, values)
-            return framing.recv(self.sock, time.monotonic() + self._remaining(self.limits.call_timeout_s))
+            for _ in range(MAX_HELPER_CALLS):
+                message, reply_values = framing.recv(self.sock, deadline)
+                if message.get("op") != "helper":
+                    return message, reply_values
+                framing.send(self.sock, *serve_helper(stand_ins or {}, message, reply_values, log if log is not None else []))
+            self._kill()
+            raise StudentTimeout(f"{name} called other functions more than {MAX_HELPER_CALLS} times in one call; it was stopped")
         except framing.TimedOut:
             self._kill()
             if time.monotonic() >= self.deadline:
@@ -275,16 +287,19 @@ class Session:
     def get(self, name: str):
         return to_reply(name, *self._request({"op": "get", "name": name}, {}, name)).value
 
-    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
-             trace: str | None = None, return_args: bool = False) -> Reply:
+    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
+             stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply:
         if name in self._broken:
             first = self._broken[name]
             raise type(first)(f"{first.message} (in an earlier check, so it was not called again)")
         if not self.defines(name):
             raise StudentMissing(name)
-        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "trace": trace, "return_args": return_args}
+        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
+                   "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
+        log: list[Served] = []
         try:
-            return to_reply(name, *self._request(request, {"args": list(args), "cotangent": cotangent}, name))
+            reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log)
+            return to_reply(name, *reply, log)
         except (StudentTimeout, StudentCrashed) as exc:
             if time.monotonic() < self.deadline:
                 self._broken.setdefault(name, exc)

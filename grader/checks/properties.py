@@ -1,0 +1,135 @@
+"""Properties judged on the student's own function, and the gate that keeps trivial code from them.
+
+A property that does not depend on the formula (gradients agree with how the function's own output
+changes, one example gives what the batch gives, the result does not depend on other sequences...) is
+judged on the student's function alone, from calls the grader makes, so a wrong formula costs the
+values check and nothing else. Such properties pay only for an answer that does some work: a function
+that returns a constant, only zeros, one of its inputs, or that raises on every valid input is
+*degenerate* (see :func:`degeneracy`), and earns none of them.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from ..calls import StudentCode
+from ..codec import Unsupported
+from ..compare import compare_arrays, describe, kind_of, shape_of
+from ..strategies import gaussian
+from .base import CheckFailed, NotJudged, StudentErrorAt, call, fail_if, format_call
+
+
+def _numbers(value) -> np.ndarray | None:
+    """All the numbers in a returned value, flattened; None when it holds anything else."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to(torch.float64).numpy().ravel() if not value.is_complex() else None
+    if isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "biuf":
+        return np.asarray(value, dtype=np.float64).ravel()
+    if isinstance(value, (bool, int, float)):
+        return np.array([float(value)])
+    if isinstance(value, (list, tuple)) and not isinstance(value, Unsupported):
+        parts = [_numbers(v) for v in value]
+        return None if any(p is None for p in parts) or not parts else np.concatenate(parts)
+    return None
+
+
+def _same(a, b) -> bool:
+    x, y = _numbers(a), _numbers(b)
+    return x is not None and y is not None and x.shape == y.shape and shape_of(a) == shape_of(b) \
+        and bool(np.all((x == y) | (np.isnan(x) & np.isnan(y))))
+
+
+def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str | None:
+    """Why ``name`` does no real work on ``cases`` (valid inputs whose correct answers differ, are not
+    all zero and are none of the inputs), or None when it does some."""
+    outs = []
+    for args in cases:
+        try:
+            outs.append(call(student, name, *args).value)
+        except StudentErrorAt as exc:
+            return f"it raised on a valid input: {exc.message}"
+    numbers = [_numbers(v) for v in outs]
+    if any(n is None for n in numbers):
+        return None  # not plain numbers: the checks themselves say what is wrong with the type
+    if all(not np.any(n) for n in numbers):
+        return "it returns only zeros"
+    if all(_same(out, outs[0]) for out in outs[1:]):
+        return f"it returns the same value, {describe(outs[0])}, for every input"
+    if all(any(_same(out, a) for a in args) for out, args in zip(outs, cases)):
+        return "it returns one of its inputs unchanged"
+    return None
+
+
+def _directional(student, name, args, wrt, directions, cot, eps) -> float:
+    """Finite-difference estimate of d/dt sum(f(args + t * directions) * cot) at t = 0, from two calls."""
+    def at(sign):
+        moved = list(args)
+        for i, d in zip(wrt, directions):
+            moved[i] = args[i] + sign * eps * d
+        out = call(student, name, *moved).value
+        if kind_of(out) != "tensor" or tuple(out.shape) != tuple(cot.shape):
+            raise NotJudged(f"{format_call(name, moved)} returned {describe(out)}, not a tensor of shape "
+                            f"{tuple(cot.shape)} (see the values check)", kind="not_judged")
+        return float((out.detach().to(torch.float64) * cot).sum())
+
+    return (at(+1) - at(-1)) / (2 * eps)
+
+
+def assert_gradients_match_own_function(student: StudentCode, name: str, args: list, wrt: Sequence[int],
+                                       arg_names: Sequence[str], out_shape: tuple, seed: int) -> None:
+    """Autograd's gradients of ``name`` agree with finite differences of the student's own function."""
+    cot = gaussian(seed + 7, *out_shape)
+    context = f"for {format_call(name, args)}"
+    reply = call(student, name, *args, grad_wrt=tuple(wrt), cotangent=cot)
+    value = reply.value
+    if kind_of(value) != "tensor" or tuple(value.shape) != tuple(out_shape):
+        raise NotJudged(f"{context} the result is {describe(value)}, not a tensor of shape {out_shape} "
+                        f"(see the values check)", kind="not_judged")
+    if reply.grads is None:
+        raise CheckFailed(f"{context}: the result is not differentiable (it does not require grad); build it from "
+                          f"torch operations on the inputs", kind="not_differentiable")
+    eps = 1e-6 if value.dtype == torch.float64 else 1e-2
+    rtol = 1e-5 if value.dtype == torch.float64 else 5e-2
+    for i, (index, grad) in enumerate(zip(wrt, reply.grads)):
+        if kind_of(grad) != "tensor" or tuple(grad.shape) != tuple(args[index].shape):
+            raise CheckFailed(f"{context}: the gradient with respect to {arg_names[i]} is {describe(grad)}",
+                              kind="not_differentiable")
+    directions = [gaussian(seed + 31 + k, *args[i].shape) for k, i in enumerate(wrt)]
+    predicted = [float((g.to(torch.float64) * d).sum()) for g, d in zip(reply.grads, directions)]
+    total = _directional(student, name, args, wrt, directions, cot, eps)
+    scale = 1.0 + sum(abs(p) for p in predicted)
+    if abs(total - sum(predicted)) <= rtol * scale:
+        return
+    for i, index in enumerate(wrt):  # which argument's gradient is off
+        numeric = _directional(student, name, args, [index], [directions[i]], cot, eps)
+        if abs(numeric - predicted[i]) > rtol * (1.0 + abs(predicted[i])):
+            raise CheckFailed(
+                f"{context}: the gradient autograd found with respect to {arg_names[i]} does not match how your "
+                f"function's own output changes: moving {arg_names[i]} along a random direction changes "
+                f"sum(output * c) at rate {numeric:.6g} (finite differences of your function), but the gradient "
+                f"predicts {predicted[i]:.6g}", kind="not_differentiable")
+    raise CheckFailed(f"{context}: the gradients autograd found do not match how your function's own output changes "
+                      f"(rate {total:.6g} by finite differences, {sum(predicted):.6g} from the gradients)",
+                      kind="not_differentiable")
+
+
+def assert_one_example_matches_batch(student: StudentCode, name: str, batched: list, single, rows: Sequence[int],
+                                    out_row=lambda y, i: y[i], rtol: float = 1e-6, atol: float = 1e-9) -> None:
+    """``f(batch)[i] == f(example i)`` for the student's own ``f``; ``single(i)`` gives example i's arguments."""
+    context = f"for {format_call(name, batched)}"
+    whole = call(student, name, *batched).value
+    if kind_of(whole) != "tensor":
+        raise NotJudged(f"{context} the result is {describe(whole)}, not a tensor (see the values check)",
+                        kind="not_judged")
+    for i in rows:
+        args = single(i)
+        one = call(student, name, *args).value
+        try:
+            row = out_row(whole, i)
+        except (IndexError, RuntimeError):
+            raise NotJudged(f"{context} the result has shape {tuple(whole.shape)}, which has no row {i} "
+                            f"(see the values check)", kind="not_judged") from None
+        fail_if(compare_arrays(one, row, name=f"{name} on example {i} alone", rtol=rtol, atol=atol, kind="tensor"),
+                f"{format_call(name, args)} should equal row {i} of the batched result")

@@ -1,0 +1,87 @@
+"""Judge one exercise: run its checks with stand-ins in place of the functions it builds on, gate the
+properties that trivial code would pass, and name one root cause.
+
+Rules (docs/architecture.md, "Grades a TA can defend"):
+- the exercise's function is called with grader-served stand-ins for the student functions it uses
+  (:mod:`grader.standins`), so a wrong, missing or hanging helper costs only its own exercise;
+- checks that judge ``format`` or ``own`` properties pay only when the exercise's probe finds that the
+  function does real work (not a constant, zeros, an echo, or an exception on every valid input);
+- after the first check that shows a difference from the reference, a later reference check that
+  fails says "not judged" instead of repeating the counterexample;
+- the first thing that went wrong is the exercise's ``root_cause``, shown first in the feedback.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from . import standins
+from .calls import StudentAborted, StudentCode
+from .checks.base import FAILURE_KINDS, run_check
+from .registry import Exercise
+from .results import CheckResult, ExerciseResult
+
+SHOWN_BY_FIRST = ("type", "shape", "dtype", "values")  # kinds a later reference check would only repeat
+
+
+def manual_result(exercise: Exercise) -> ExerciseResult:
+    check = CheckResult(name="manual_review", status="manual", points=0, max_points=exercise.points,
+                        message="graded by course staff")
+    return ExerciseResult(id=exercise.id, checks=(check,), max_score=exercise.points, manual=True)
+
+
+def uniform_result(exercise: Exercise, status: str, message: str, kind: str) -> ExerciseResult:
+    """Every check of the exercise with the same status and message (nothing to run them on)."""
+    if exercise.kind == "manual":
+        return manual_result(exercise)
+    checks = tuple(CheckResult(name=c.name, status=status, points=0, max_points=c.points, message=message, kind=kind)
+                   for c in exercise.checks)
+    return ExerciseResult(id=exercise.id, checks=checks, max_score=exercise.points,
+                          root_cause=f"{FAILURE_KINDS.get(kind, kind)}: {message}")
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+def judge_exercise(exercise: Exercise, student: StudentCode,
+                   explain_missing: Callable[[str], str] = lambda name: "") -> ExerciseResult:
+    """Run the exercise's checks against ``student``; ``explain_missing(name)`` says why a name is undefined."""
+    if exercise.kind == "manual":
+        return manual_result(exercise)
+    try:
+        defined = student.defines(exercise.id)
+    except StudentAborted as exc:
+        return uniform_result(exercise, exc.status, exc.message, exc.kind)
+    if not defined:
+        detail = explain_missing(exercise.id)
+        kind = "cell_error" if detail else "missing"
+        message = f"{exercise.id} is not defined in the notebook" + (f": {detail}" if detail else "")
+        return uniform_result(exercise, "missing", message, kind)
+    view = standins.for_exercise(student, exercise.requires)
+    degenerate = None
+    if exercise.probe is not None and any(c.gated for c in exercise.checks):
+        try:
+            degenerate = exercise.probe(view)
+        except StudentAborted as exc:
+            degenerate = f"it did not return ({exc.message})"
+    results, first = [], None
+    for check in exercise.checks:
+        if check.gated and degenerate:
+            result = CheckResult(name=check.name, status="failed", points=0, max_points=check.points,
+                                 message=f"not judged: {exercise.id} does no real work: {degenerate}", kind="degenerate")
+        else:
+            result = run_check(check.name, check.func, check.points, view, check.hint, check.hints)
+        if check.judges != "own" and result.status != "passed" and result.kind in SHOWN_BY_FIRST:
+            if first is None:
+                first = result
+            else:
+                result = replace(result, kind="not_judged",
+                                 message=f"not judged: {first.name} above already shows how the result differs")
+        results.append(result)
+    if degenerate:
+        root = f"{FAILURE_KINDS['degenerate']}: {degenerate}"
+    else:
+        failed = next((r for r in results if r.status != "passed"), None)
+        root = f"{FAILURE_KINDS.get(failed.kind, failed.kind)}: {_first_line(failed.message)}" if failed else ""
+    return ExerciseResult(id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root)

@@ -1,0 +1,112 @@
+"""Stand-ins: grader-computed replacements for the student functions another exercise builds on.
+
+When an exercise's function uses another student function (``forward`` calls ``recurrent_unit``,
+``ar_fit`` calls ``seq2col``, ``masked_self_attention`` calls ``causal_mask``), it is graded with a
+stand-in in that function's place. The student's code calls the stand-in as usual; inside the sandbox
+the call travels to the grader, which computes the reply here and records the call itself
+(:class:`grader.calls.Served`). So a wrong, missing or hanging helper costs only its own exercise, and
+what the grader counts (how often ``forward`` called the unit, on what shapes) cannot be forged from
+inside the student's process.
+
+The unit's stand-in is deliberately *not* the course's unit (relu): a ``forward`` whose result
+matches a composition of this other unit really composes the function it was given. It is fixed
+(no randomness) so that regrades stay byte-identical, and it is never shipped with the release.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import torch
+
+import reference
+
+from .calls import HelperError, Reply, StandInHandler, StudentCode
+
+
+def other_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Win: torch.Tensor) -> torch.Tensor:
+    """The unit ``forward`` is graded with: ``tanh(h_prev @ Wrec.T + x @ Win.T + 1/2) + h_prev / 4``.
+
+    Same shapes and conventions as the course's ``recurrent_unit`` (batch or single example), smooth,
+    and different enough from relu that no formula written for relu reproduces it.
+    """
+    for name, value in (("x", x), ("h_prev", h_prev), ("Wrec", Wrec), ("Win", Win)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"recurrent_unit expects torch tensors; {name} is a {type(value).__name__}")
+    d_h = h_prev.shape[-1] if h_prev.ndim else 0
+    if Wrec.ndim != 2 or tuple(Wrec.shape) != (d_h, d_h):
+        raise ValueError(f"recurrent_unit: Wrec must have shape (d_h, d_h) = ({d_h}, {d_h}); got {tuple(Wrec.shape)}")
+    if x.ndim not in (1, 2) or x.ndim != h_prev.ndim or x.shape[:-1] != h_prev.shape[:-1]:
+        raise ValueError(f"recurrent_unit: x and h_prev must have shapes (B, d_in) and (B, d_h), or (d_in,) and "
+                         f"(d_h,); got {tuple(x.shape)} and {tuple(h_prev.shape)}")
+    if Win.ndim != 2 or Win.shape[0] != d_h or Win.shape[1] != x.shape[-1]:
+        raise ValueError(f"recurrent_unit: Win must have shape (d_h, d_in) = ({d_h}, {x.shape[-1]}); got {tuple(Win.shape)}")
+    return torch.tanh(h_prev @ Wrec.T + x @ Win.T + 0.5) + h_prev / 4  # (B, d_h) or (d_h,)
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """A student function's stand-in: its parameter names and the trusted function that answers calls."""
+
+    name: str
+    params: tuple[str, ...]
+    fn: Callable
+
+    def __call__(self, args: list):
+        try:
+            return self.fn(*args)
+        except (TypeError, ValueError, RuntimeError, IndexError) as exc:  # what the real function would raise
+            raise HelperError(type(exc).__name__, str(exc)) from None
+
+    def vjp(self, args: list, cotangent) -> list:
+        """Gradients of ``sum(fn(*args) * cotangent)`` with respect to each tensor argument."""
+        leaves = [a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
+                  for a in args]
+        try:
+            with torch.enable_grad():  # in-process, this runs inside the student's backward pass, where grad is off
+                out = self.fn(*leaves)
+            wrt = [a for a in leaves if isinstance(a, torch.Tensor) and a.requires_grad]
+            if not isinstance(cotangent, torch.Tensor) or tuple(cotangent.shape) != tuple(out.shape):
+                raise ValueError(f"{self.name}: the gradient flowing back has the wrong shape")
+            with torch.enable_grad():
+                got = iter(torch.autograd.grad((out * cotangent.to(out.dtype)).sum(), wrt, allow_unused=True))
+        except (TypeError, ValueError, RuntimeError) as exc:
+            raise HelperError(type(exc).__name__, str(exc)) from None
+        grads = []
+        for a in leaves:
+            if isinstance(a, torch.Tensor) and a.requires_grad:
+                g = next(got)
+                grads.append(torch.zeros_like(a) if g is None else g.detach())
+            else:
+                grads.append(None)
+        return grads
+
+
+STAND_INS: dict[str, StandIn] = {
+    "recurrent_unit": StandIn("recurrent_unit", ("x", "h_prev", "Wrec", "Win"), other_unit),
+    "seq2col": StandIn("seq2col", ("seq", "filter_size"), reference.seq2col),
+    "causal_mask": StandIn("causal_mask", ("T",), reference.causal_mask),
+}
+
+
+class WithStandIns:
+    """The student's code as an exercise's checks see it: every call runs with the exercise's stand-ins."""
+
+    def __init__(self, student: StudentCode, stand_ins: Mapping[str, StandInHandler]):
+        self.student, self.stand_ins = student, dict(stand_ins)
+
+    def defines(self, name: str) -> bool:
+        return self.student.defines(name)
+
+    def get(self, name: str):
+        return self.student.get(name)
+
+    def call(self, name: str, args, **options) -> Reply:
+        return self.student.call(name, args, stand_ins=self.stand_ins, **options)
+
+
+def for_exercise(student: StudentCode, requires) -> StudentCode:
+    """``student`` with a stand-in for each function the exercise requires (unknown names are an error)."""
+    if not requires:
+        return student
+    return WithStandIns(student, {name: STAND_INS[name] for name in requires})
