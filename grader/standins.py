@@ -101,8 +101,8 @@ class WithStandIns:
     def get(self, name: str):
         return self.student.get(name)
 
-    def call(self, name: str, args, **options) -> Reply:
-        return self.student.call(name, args, stand_ins=self.stand_ins, **options)
+    def call(self, name: str, args, *, stand_ins: Mapping[str, StandInHandler] | None = None, **options) -> Reply:
+        return self.student.call(name, args, stand_ins={**self.stand_ins, **(stand_ins or {})}, **options)
 
 
 def for_exercise(student: StudentCode, requires) -> StudentCode:

@@ -204,6 +204,7 @@ def scores(result) -> dict:
 def test_corpus_files_are_well_formed_and_large_enough():
     assert validate_entries() == []
     assert len(load("hostile")) >= 20 and len(load("wrong")) >= 30 and len(load("structure")) >= 12
+    assert len(load("forgery")) >= 6 and len(load("degenerate")) >= 5
 
 
 def test_batch_finishes_within_its_bound_and_leaves_nothing_behind(corpus):
@@ -280,13 +281,36 @@ def test_wrong_solution_loses_exactly_the_declared_points(corpus, name):
         if ex["id"] not in fails:
             assert ex["score"] == FULL[ex["id"]], f"{ex['id']} lost points it should not have"
             continue
-        checks = {c["name"]: c for c in ex["checks"]}
-        for name_ in fails[ex["id"]] or []:
-            check = checks[name_]
-            assert check["status"] in ("failed", "error"), f"{name_} did not fail"
-            assert check["points"] == 0 and check["message"]
-        if fails[ex["id"]]:
-            assert ex["score"] < FULL[ex["id"]]
+        # One mistake, one charge: exactly the declared checks fail, every other check of the exercise passes.
+        failed = [c["name"] for c in ex["checks"] if c["status"] != "passed"]
+        assert failed == fails[ex["id"]], f"{ex['id']}: failed {failed}, declared {fails[ex['id']]}"
+        assert all(c["points"] == 0 and c["message"] for c in ex["checks"] if c["name"] in failed)
+        assert ex["root_cause"], "the feedback names no root cause"
+
+
+@pytest.mark.parametrize("name", [e.name for e in load("forgery")])
+def test_forgery_earns_no_more_than_its_honest_work(corpus, name):
+    """Each way of forging what the grader observes (decoy calls, recorder state, a patched protocol module,
+    an oracle-aware or rarely-wrong helper) earns at most what its honest code deserves."""
+    entry = _entry(corpus, f"forgery-{name}")
+    got = scores(_result(corpus, f"forgery-{name}"))
+    for ex, points in got.items():
+        assert points <= entry.data["HONEST"].get(ex, FULL[ex]) + 1e-9, (ex, points)
+        if ex not in entry.data["HONEST"]:
+            assert points == FULL[ex], f"{ex} lost points it should not have"
+
+
+@pytest.mark.parametrize("name", [e.name for e in load("degenerate")])
+def test_degenerate_code_earns_nothing(corpus, name):
+    """Constants, zeros of the right shape, echoes, always-raise and the released stubs earn no point, from
+    any check, properties included; the answers around them keep theirs."""
+    entry = _entry(corpus, f"degenerate-{name}")
+    result = _result(corpus, f"degenerate-{name}")
+    earned = {(e["id"], c["name"]): c["points"] for e in result["exercises"] if e["id"] in entry.data["REPLACE"]
+              for c in e["checks"] if c["points"]}
+    assert earned == {}
+    assert {ex: pts for ex, pts in scores(result).items() if ex not in entry.data["REPLACE"]} == \
+        {ex: pts for ex, pts in FULL.items() if ex not in entry.data["REPLACE"]}
 
 
 @pytest.mark.parametrize("name", [e.name for e in load("structure")])

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
-from hypothesis.errors import Flaky
+from hypothesis import HealthCheck, Phase, Verbosity, example, given, reject, settings
+from hypothesis.errors import Flaky, Unsatisfiable
 
 from ..calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
 from ..compare import describe
@@ -121,17 +121,35 @@ def fail_if(message: str | None, context: str = "", *, hint: str | None = None) 
                           hint=hint)
 
 
-def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = ()) -> None:
-    """Run ``prop`` on the explicit ``examples`` and then on drawn ones; raise the smallest failure."""
+class Skip(Exception):
+    """Raised by a property for an example it cannot judge (the answer does no work on that input)."""
+
+
+def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = (),
+            unjudged: str = "") -> None:
+    """Run ``prop`` on the explicit ``examples`` and then on drawn ones; raise the smallest failure.
+
+    A property raises :class:`Skip` for an example it cannot judge; when every example was skipped,
+    the check is not judged (``unjudged`` says why) and pays nothing."""
+    judged = []
 
     @settings(GRADING_SETTINGS, max_examples=max_examples)
     @given(strategy)
     def property_holds(case):
-        prop(case)
+        try:
+            prop(case)
+        except Skip:
+            reject()
+        judged.append(True)
 
     for case in reversed(examples):
         property_holds = example(case)(property_holds)
-    property_holds()
+    try:
+        property_holds()
+    except Unsatisfiable:
+        judged.clear()
+    if not judged:
+        raise NotJudged(unjudged or "no example could be judged", kind="degenerate")
 
 
 def run_check(name: str, func: Callable[[StudentCode], object], points: float, student: StudentCode,

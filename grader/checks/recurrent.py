@@ -14,9 +14,9 @@ import reference
 
 from .. import strategies
 from ..compare import as_numpy, compare_arrays, describe, kind_of
-from ..standins import other_unit
+from ..standins import STAND_INS, StandIn, other_unit
 from ..strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs
-from .base import CheckFailed, NotJudged, Passed, call, diagnose, fail_if, for_all, format_call
+from .base import CheckFailed, Passed, Skip, call, diagnose, fail_if, for_all, format_call
 from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
 
 SMALL = Dims(B=2, T=3, d_in=2, d_h=3, seed=0)
@@ -151,6 +151,9 @@ def _compose(unit, seqs, Wrec, Win, Wout):
     return (h @ Wout)[:, 0]  # (B,)
 
 
+SECOND_UNIT = StandIn("recurrent_unit", STAND_INS["recurrent_unit"].params,
+                      lambda x, h, Wrec, Win: 0.8 * other_unit(x, h, Wrec, Win) - 0.1)  # any other unit would do
+
 NOT_COMPOSED = ("forward's result did not follow the recurrent_unit it was given. To judge forward on its own, the "
                 "grader runs it with its own recurrent unit (a different formula from yours) in place of "
                 "recurrent_unit, so forward must get every new state from calling recurrent_unit, not from a "
@@ -198,9 +201,12 @@ def _own_sequence_matters(student, args, dims, context):
     y = _expect_tensor(call(student, "forward", *args).value, (dims.B,), context)
     y0 = _expect_tensor(call(student, "forward", moved, *weights).value, (dims.B,), context)
     if compare_arrays(y0[:1], y[:1], rtol=RTOL, atol=ATOL) is None:
-        raise NotJudged(f"{context}: the output for sequence 0 did not change when sequence 0 changed, so forward does "
-                        f"not compute anything from its sequences that these properties could check")
+        raise Skip()  # nothing here depends on the sequences, so the batch properties say nothing
     return y
+
+
+UNJUDGED_BATCH = ("forward's output for a sequence never changed when that sequence changed, so it computes nothing "
+                  "from its sequences that a batch property could check")
 
 
 def check_forward_batch_permutation_equivariance(student):
@@ -215,7 +221,7 @@ def check_forward_batch_permutation_equivariance(student):
         fail_if(compare_arrays(y_perm, y[perm], name="forward(seqs[perm])", rtol=RTOL, atol=ATOL), context
                 + "; forward(seqs[perm]) should equal forward(seqs)[perm]")
 
-    for_all(strategies.rnn_dims(min_batch=2), prop, max_examples=6, examples=(SMALL,))
+    for_all(strategies.rnn_dims(min_batch=2), prop, max_examples=6, examples=(SMALL,), unjudged=UNJUDGED_BATCH)
 
 
 def check_forward_batch_independence(student):
@@ -230,27 +236,28 @@ def check_forward_batch_independence(student):
         y2 = _expect_tensor(call(student, "forward", other, *weights).value, (dims.B,), context)
         fail_if(compare_arrays(y2[:1], y[:1], name="the output for sequence 0", rtol=RTOL, atol=ATOL), context)
 
-    for_all(strategies.rnn_dims(min_batch=2), prop, max_examples=6, examples=(SMALL,))
+    for_all(strategies.rnn_dims(min_batch=2), prop, max_examples=6, examples=(SMALL,), unjudged=UNJUDGED_BATCH)
 
 
 def check_forward_is_vectorized(student):
-    """forward calls recurrent_unit exactly once per time step, each time on the whole batch (B, d_in)."""
+    """forward builds its result from recurrent_unit's results, and every call it makes passes the whole batch (B, d_in)."""
     dims = Dims(B=3, T=4, d_in=2, d_h=3, seed=5)
     args = rnn_sequence_inputs(dims)
     context = f"for seqs of shape {(dims.B, dims.T, dims.d_in)}"
     reply = call(student, "forward", *args)
     got = _expect_tensor(reply.value, (dims.B,), context)
-    if compare_arrays(got, _compose(other_unit, *args), rtol=RTOL, atol=ATOL) is not None:
+    # The same call with a second unit: a result built from the unit's results changes with the unit.
+    second = call(student, "forward", *args, stand_ins={"recurrent_unit": SECOND_UNIT}).value
+    if kind_of(second) == "tensor" and compare_arrays(got, second, rtol=RTOL, atol=ATOL) is None:
         raise CheckFailed(f"{context}: {NOT_COMPOSED}; vectorization is judged from the calls forward makes to "
                           f"recurrent_unit, so it could not be judged", kind="not_judged",
                           hint="Call recurrent_unit(seqs[:, t], h, Wrec, Win) once per time step.")
     calls = [s.shapes[0] if s.shapes else () for s in reply.served if s.name == "recurrent_unit"]
-    want = [(dims.B, dims.d_in)] * dims.T
-    if calls != want:
+    if not calls or any(shape != (dims.B, dims.d_in) for shape in calls):
         if len(calls) == dims.B * dims.T:
             detail = "it called recurrent_unit once per example per step; pass the whole batch seqs[:, t] at once"
         else:
             detail = f"it made {len(calls)} calls, with x of shapes {calls[:6]}{'...' if len(calls) > 6 else ''}"
-        raise CheckFailed(f"{context} forward should call recurrent_unit {dims.T} times with x of shape "
-                          f"{(dims.B, dims.d_in)}; {detail}")
+        raise CheckFailed(f"{context} every call of recurrent_unit should pass the whole batch, x of shape "
+                          f"{(dims.B, dims.d_in)}, once per time step; {detail}")
     return Passed()

@@ -19,6 +19,7 @@ ul{margin:0;padding-left:1.1rem}
 .passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing{color:#8a5a00}.manual{color:#1a5fb4}
 pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem;background:#f7f7f7;padding:.4rem;border-radius:4px}
 .badge{font-weight:600}.note{color:#555;font-size:.9rem}
+.root{margin:.2rem 0 .5rem;font-weight:600;color:#b3261e;overflow-wrap:anywhere}
 """
 
 
@@ -52,8 +53,9 @@ def render(result: NotebookResult) -> str:
             message = f"<pre>{escape(c.message)}</pre>" if c.message else ""
             checks.append(f'<tr><td>{escape(c.name)}</td><td class="{c.status} badge">{c.status}</td>'
                           f'<td>{c.points:g}/{c.max_points:g}</td><td>{message}{figure}</td></tr>')
+        root = f'<p class="root">First problem: {escape(e.root_cause)}</p>' if e.root_cause else ""
         rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)}</span>'
-                    f'<span class="{e.status}">{e.score:g} / {e.max_score:g}</span></h2>'
+                    f'<span class="{e.status}">{e.score:g} / {e.max_score:g}</span></h2>{root}'
                     f'<table><colgroup><col style="width:32%"><col style="width:9%"><col style="width:8%"><col></colgroup>'
                     f'<tr><th>check</th><th>status</th><th>points</th><th>details</th></tr>{"".join(checks)}</table></section>')
     cell_notes = [c for c in result.cells if c.get("status") != "ok"]

@@ -20,7 +20,6 @@ def print_summary(result: NotebookResult, console: Console | None = None, *, det
     table.add_column("status")
     table.add_column("first problem", overflow="fold")
     for e in result.exercises:
-        problem = next((c for c in e.checks if c.status not in ("passed", "manual")), None)
-        text = f"{problem.name}: {problem.message.splitlines()[0]}" if problem and details else ""
+        text = e.root_cause if details else ""
         table.add_row(e.id, f"{e.score:g}/{e.max_score:g}", f"[{STYLE.get(e.status, '')}]{e.status}[/]", text[:240])
     console.print(table)

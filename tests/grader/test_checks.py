@@ -1,12 +1,13 @@
 """Every check fails on a plausible wrong implementation and passes on a correct one of another form.
 
-Student code runs in-process here (the checks see it through the codec exactly as from the sandbox),
-which keeps this table fast; tests/grader/test_sandbox.py covers the sandbox itself.
+Student code runs in-process here (the checks see it through the codec exactly as from the sandbox,
+stand-ins included), which keeps this table fast; tests/grader/test_sandbox.py covers the sandbox itself.
+Each exercise is judged as in a real grade (grader.judge), so stand-ins and gates apply.
 """
 import pytest
 
 from grader.backends.inprocess import InProcess
-from grader.checks.base import run_check
+from grader.judge import judge_exercise
 from grader.registry import SEQUENCE_MODELS
 
 from .solutions import SOLUTION
@@ -31,7 +32,7 @@ def seq2col(seq, filter_size):
     if isinstance(seq, np.ndarray):
         seq[:] = 0
     return X, y
-""", ["changed its input"]),
+""", ["changed the array"]),
     "check_seq2col_rejects_bad_filter_size": ("""
 _old = seq2col
 def seq2col(seq, filter_size):
@@ -79,7 +80,7 @@ def ar_as_recurrent(w):
     win[0] = 1.0
     return Wrec, win, w
 """, ["outputs"]),
-    "check_forward_matches_own_recurrent_unit": ("""
+    "check_forward_composes_recurrent_unit": ("""
 def forward(seqs, Wrec, Win, Wout):
     h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)
     for t in range(seqs.shape[1] - 1):  # drops the last step
@@ -181,10 +182,15 @@ def mha_param_count(d_model, n_heads, bias=True):
 ALL_CHECKS = {c.name: (e.id, c) for e in SEQUENCE_MODELS.exercises for c in e.checks}
 
 
-def _grade_check(source, check):
-    student, reports = InProcess.from_cells([(0, SOLUTION), (1, source)])
+def judged(student, exercise_id: str) -> dict:
+    """{check name: CheckResult} for one exercise, judged as in a real grade."""
+    return {r.name: r for r in judge_exercise(SEQUENCE_MODELS.exercise(exercise_id), student).checks}
+
+
+def _grade_check(source, name):
+    student, reports = InProcess.from_cells([(0, SOLUTION), (1, source)], ("selfcheck",))
     assert all(r["status"] == "ok" for r in reports), reports
-    return run_check(check.name, check.func, check.points, student, check.hint)
+    return judged(student, ALL_CHECKS[name][0])[name]
 
 
 def test_every_check_has_a_wrong_implementation():
@@ -192,15 +198,15 @@ def test_every_check_has_a_wrong_implementation():
 
 
 @pytest.fixture(scope="module")
-def solution():
-    student, _ = InProcess.from_cells([(0, SOLUTION)])
-    return student
+def solution_results():
+    student, _ = InProcess.from_cells([(0, SOLUTION)], ("selfcheck",))
+    return {e.id: judged(student, e.id) for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 
 
 @pytest.mark.parametrize("name", sorted(ALL_CHECKS))
-def test_check_passes_on_a_correct_solution(name, solution):
-    _, check = ALL_CHECKS[name]
-    result = run_check(check.name, check.func, check.points, solution, check.hint)
+def test_check_passes_on_a_correct_solution(name, solution_results):
+    exercise_id, check = ALL_CHECKS[name]
+    result = solution_results[exercise_id][name]
     assert result.status == "passed", result.message
     assert result.points == check.points
 
@@ -209,38 +215,23 @@ def test_check_passes_on_a_correct_solution(name, solution):
 def test_check_fails_on_a_wrong_implementation(name):
     _, check = ALL_CHECKS[name]
     source, words = WRONG[name]
-    result = _grade_check(source, check)
+    result = _grade_check(source, name)
     assert result.status in ("failed", "error"), f"{name} accepted a wrong implementation"
     assert result.points == 0
     for word in words:
         assert word in result.message, result.message
-    assert check.hint in result.message
-
-
-def test_forward_is_judged_against_the_students_own_unit():
-    # A wrong unit (tanh) costs recurrent_unit's points, but forward built from it correctly keeps its points.
-    student, _ = InProcess.from_cells([(0, SOLUTION), (1, WRONG["check_recurrent_unit_values"][0])])
-    forward = SEQUENCE_MODELS.exercise("forward")
-    results = [run_check(c.name, c.func, c.points, student, c.hint) for c in forward.checks]
-    assert [r.status for r in results] == ["passed"] * len(results), [r.message for r in results]
-
-
-def test_ar_fit_is_judged_on_the_students_own_windows():
-    student, _ = InProcess.from_cells([(0, SOLUTION), (1, WRONG["check_seq2col_windows"][0])])
-    ar_fit = SEQUENCE_MODELS.exercise("ar_fit")
-    assert all(run_check(c.name, c.func, c.points, student).status == "passed" for c in ar_fit.checks)
+    if check.hint or result.kind != "values":
+        assert "Hint: " in result.message, result.message
 
 
 def test_failure_messages_shrink_to_a_small_input():
-    _, check = ALL_CHECKS["check_seq2col_windows"]
-    result = _grade_check(WRONG["check_seq2col_windows"][0], check)
+    result = _grade_check(WRONG["check_seq2col_windows"][0], "check_seq2col_windows")
     # The explicit first example [1, 2, 3, 4, 5] already fails; the message names that call.
     assert "seq2col([1, 2, 3, 4, 5], 2)" in result.message
 
 
 def test_causality_check_reports_an_influence_picture():
-    _, check = ALL_CHECKS["check_masked_self_attention_causality"]
-    result = _grade_check(WRONG["check_masked_self_attention_causality"][0], check)
+    result = _grade_check(WRONG["check_masked_self_attention_causality"][0], "check_masked_self_attention_causality")
     assert result.figure["kind"] == "influence"
     matrix = result.figure["matrix"]
     assert any(matrix[i][j] for i in range(len(matrix)) for j in range(i + 1, len(matrix)))

@@ -3,7 +3,7 @@
 REPLACE = {
     'CAUSAL_MASK_CHOICE': 'CAUSAL_MASK_CHOICE = "A"',
 }
-# exercise -> checks that must fail (None: may lose points through the exercise above)
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
     'CAUSAL_MASK_CHOICE': ['check_answer_causal_mask_choice'],
 }

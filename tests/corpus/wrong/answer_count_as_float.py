@@ -1,9 +1,0 @@
-"""Answers 300.0, a float, where an int is asked for."""
-
-REPLACE = {
-    'QKV_PARAM_COUNT': 'QKV_PARAM_COUNT = 300.0',
-}
-# exercise -> checks that must fail (None: may lose points through the exercise above)
-FAILS = {
-    'QKV_PARAM_COUNT': ['check_answer_qkv_param_count'],
-}
