@@ -18,6 +18,7 @@ from typing import Callable
 from . import standins
 from .calls import StudentAborted, StudentCode
 from .checks.base import FAILURE_KINDS, run_check
+from .checks.properties import Degenerate
 from .registry import Exercise
 from .results import CheckResult, ExerciseResult
 
@@ -64,12 +65,12 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
         try:
             degenerate = exercise.probe(view)
         except StudentAborted as exc:
-            degenerate = f"it did not return ({exc.message})"
+            degenerate = Degenerate(f"it did not return ({exc.message})", exc.status)
     results, first = [], None
     for check in exercise.checks:
         if check.gated and degenerate:
-            result = CheckResult(name=check.name, status="failed", points=0, max_points=check.points,
-                                 message=f"not judged: {exercise.id} does no real work: {degenerate}", kind="degenerate")
+            result = CheckResult(name=check.name, status=getattr(degenerate, "status", "failed"), points=0,
+                                 max_points=check.points, message=f"not judged: {exercise.id} does no real work: {degenerate}", kind="degenerate")
         else:
             result = run_check(check.name, check.func, check.points, view, check.hint, check.hints)
         if check.judges != "own" and result.status != "passed" and result.kind in SHOWN_BY_FIRST:

@@ -41,6 +41,15 @@ def _same(a, b) -> bool:
         and bool(np.all((x == y) | (np.isnan(x) & np.isnan(y))))
 
 
+class Degenerate(str):
+    """Why a function does no real work; ``status`` is the status its gated checks get ("error" when it raised)."""
+
+    def __new__(cls, text: str, status: str = "failed"):
+        self = super().__new__(cls, text)
+        self.status = status
+        return self
+
+
 def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str | None:
     """Why ``name`` does no real work on ``cases`` (valid inputs whose correct answers differ, are not
     all zero and are none of the inputs), or None when it does some."""
@@ -49,16 +58,16 @@ def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str |
         try:
             outs.append(call(student, name, *args).value)
         except StudentErrorAt as exc:
-            return f"it raised on a valid input: {exc.message}"
+            return Degenerate(f"it raised on a valid input: {exc.message}", "error")
     numbers = [_numbers(v) for v in outs]
     if any(n is None for n in numbers):
         return None  # not plain numbers: the checks themselves say what is wrong with the type
     if all(not np.any(n) for n in numbers):
-        return "it returns only zeros"
+        return Degenerate("it returns only zeros")
     if all(_same(out, outs[0]) for out in outs[1:]):
-        return f"it returns the same value, {describe(outs[0])}, for every input"
+        return Degenerate(f"it returns the same value, {describe(outs[0])}, for every input")
     if all(any(_same(out, a) for a in args) for out, args in zip(outs, cases)):
-        return "it returns one of its inputs unchanged"
+        return Degenerate("it returns one of its inputs unchanged")
     return None
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from grader import codec
-from grader.checks.base import run_check
+from grader.judge import judge_exercise
 from grader.grading import Grader
 from grader.registry import SEQUENCE_MODELS
 from grader.sandbox import client, framing, isolation
@@ -86,7 +86,7 @@ def test_killing_its_parent_and_group_only_costs_the_student_that_cell(zygote):
     attack = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)"
     session = Session(zygote, [(0, attack), (1, SOLUTION)], LIMITS).open()
     try:
-        checks = [run_check(c.name, c.func, c.points, session, c.hint) for c in SEQUENCE_MODELS.exercise("causal_mask").checks]
+        checks = judge_exercise(SEQUENCE_MODELS.exercise("causal_mask"), session).checks
         assert all(r.status == "passed" for r in checks), checks
         assert session.reports()[0]["status"] == "error"
     finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks.base import run_check
+from grader.judge import judge_exercise
 from grader.registry import SEQUENCE_MODELS
 from grader.sandbox.client import PROJECT_ROOT, Session, Zygote
 from grader.sandbox.limits import Limits
@@ -35,8 +35,7 @@ def run(zygote, *sources, limits=LIMITS):
 
 
 def score(session, exercise_id):
-    ex = SEQUENCE_MODELS.exercise(exercise_id)
-    return [run_check(c.name, c.func, c.points, session, c.hint) for c in ex.checks]
+    return list(judge_exercise(SEQUENCE_MODELS.exercise(exercise_id), session).checks)
 
 
 def sandbox_processes():
