@@ -1,18 +1,20 @@
-"""Plain-data encoding of values that cross the sandbox boundary: a versioned JSON header plus an npz.
+"""Plain-data encoding of values that cross the sandbox boundary: a versioned JSON header plus raw array bytes.
 
-Nothing is ever unpickled. Arrays travel in an uncompressed npz whose entries are checked (stored, not
-deflated; sizes bounded; dtypes from an allow-list) before ``np.load(..., allow_pickle=False)`` reads them.
-Python objects the codec does not know (an object whose ``__eq__`` always says True, a file handle)
-become ``Unsupported`` records that carry only the type's name, so the trusted side never holds them.
+Nothing is ever unpickled, and there is no archive format to parse: each array travels as its raw
+C-order bytes, described in the header by a dtype from an allow-list, a shape and a place in the
+payload. Every description is checked against the payload's length before any memory is allocated
+for it, and the bytes are copied out, so a decoded array never aliases the frame. Python objects the
+codec does not know (an object whose ``__eq__`` always says True, a file handle) become
+``Unsupported`` records that carry only the type's name, so the trusted side never holds them.
 
-Frame layout: ``b"SQG" + version byte + uint32 header length + uint64 npz length + header + npz``.
+Frame layout: ``b"SQG" + version byte + uint32 header length + uint64 payload length + header +
+payload``; the header is JSON: ``{..., "values": {name: node}, "arrays": [[dtype, shape, offset], ...]}``.
 """
 from __future__ import annotations
 
-import io
 import json
+import math
 import struct
-import zipfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,16 +22,17 @@ import torch
 
 from .errors import ProtocolError
 
-CODEC_VERSION = 1
+CODEC_VERSION = 2
 MAGIC = b"SQG" + bytes([CODEC_VERSION])
 _PREFIX = struct.Struct("<4sIQ")
 MAX_HEADER_BYTES = 8 * 2**20
 MAX_ARRAY_BYTES = 256 * 2**20
 MAX_DEPTH = 8
 MAX_ITEMS = 100_000
+MAX_DIMS = 32
 MAX_STR = 20_000
 _ALLOWED_DTYPES = {
-    np.dtype(t)
+    np.dtype(t).str: np.dtype(t)  # "<f8", "|b1", ...: byte order included, so nothing is reinterpreted
     for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64", "complex64", "complex128")
 }
@@ -58,12 +61,16 @@ def _type_name(value) -> str:
 
 class _Encoder:
     def __init__(self):
-        self.arrays: dict[str, np.ndarray] = {}
+        self.arrays: list[list] = []  # [dtype, shape, offset] per array
+        self.chunks: list[bytes] = []
+        self.size = 0
 
-    def _array(self, arr: np.ndarray) -> str:
-        key = f"a{len(self.arrays)}"
-        self.arrays[key] = np.array(arr, order="C", copy=True)  # keeps 0-d arrays 0-d
-        return key
+    def _array(self, arr: np.ndarray) -> int:
+        data = np.ascontiguousarray(arr).tobytes()  # C order; 0-d arrays stay 0-d through their shape
+        self.arrays.append([arr.dtype.str, list(arr.shape), self.size])
+        self.chunks.append(data)
+        self.size += len(data)
+        return len(self.arrays) - 1
 
     def encode(self, value, depth: int = 0):
         if depth > MAX_DEPTH:
@@ -86,7 +93,7 @@ class _Encoder:
             return {"t": kind.__name__, "items": [self.encode(v, depth + 1) for v in value]}
         if kind is np.ndarray or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
             arr = np.asarray(value)
-            if arr.dtype not in _ALLOWED_DTYPES or arr.nbytes > MAX_ARRAY_BYTES:
+            if arr.dtype.str not in _ALLOWED_DTYPES or arr.nbytes > MAX_ARRAY_BYTES:
                 return {"t": "unsupported", "type": f"ndarray[{arr.dtype}]", "reason": "dtype or size not allowed"}
             tag = "ndarray" if kind is np.ndarray else "scalar"
             return {"t": tag, "a": self._array(arr)}
@@ -105,7 +112,7 @@ class _Encoder:
                 "requires_grad": bool(t.requires_grad)}
 
 
-def _decode(node, arrays: dict[str, np.ndarray], depth: int = 0):
+def _decode(node, arrays: list[np.ndarray], depth: int = 0):
     if depth > MAX_DEPTH + 1 or not isinstance(node, dict):
         raise ProtocolError("malformed value")
     t = node.get("t")
@@ -123,9 +130,10 @@ def _decode(node, arrays: dict[str, np.ndarray], depth: int = 0):
         items = [_decode(v, arrays, depth + 1) for v in node["items"][:MAX_ITEMS]]
         return items if t == "list" else tuple(items)
     if t in ("ndarray", "scalar", "tensor"):
-        arr = arrays.get(str(node.get("a")))
-        if arr is None:
+        index = node.get("a")
+        if type(index) is not int or not 0 <= index < len(arrays):
             raise ProtocolError("value refers to a missing array")
+        arr = arrays[index]
         if t == "ndarray":
             return arr
         if t == "scalar":
@@ -133,7 +141,7 @@ def _decode(node, arrays: dict[str, np.ndarray], depth: int = 0):
         dtype = _TORCH_DTYPES.get(str(node.get("dtype")))
         if dtype is None:
             raise ProtocolError("unknown tensor dtype")
-        tensor = torch.from_numpy(arr.copy()).to(dtype)
+        tensor = torch.from_numpy(arr).to(dtype)
         return tensor.requires_grad_(True) if node.get("requires_grad") and tensor.is_floating_point() else tensor
     if t == "unsupported":
         return Unsupported(str(node.get("type", "unknown"))[:80], str(node.get("reason", ""))[:200])
@@ -145,12 +153,9 @@ def encode_message(message: dict, values: dict | None = None) -> bytes:
     enc = _Encoder()
     body = dict(message)
     body["values"] = {k: enc.encode(v) for k, v in (values or {}).items()}
+    body["arrays"] = enc.arrays
     header = json.dumps(body, allow_nan=False, separators=(",", ":")).encode()
-    buf = io.BytesIO()
-    if enc.arrays:
-        np.savez(buf, allow_pickle=False, **enc.arrays)
-    payload = buf.getvalue()
-    return _PREFIX.pack(MAGIC, len(header), len(payload)) + header + payload
+    return b"".join([_PREFIX.pack(MAGIC, len(header), enc.size), header, *enc.chunks])
 
 
 def read_prefix(prefix: bytes) -> tuple[int, int]:
@@ -166,29 +171,26 @@ def read_prefix(prefix: bytes) -> tuple[int, int]:
 PREFIX_SIZE = _PREFIX.size
 
 
-def _load_arrays(payload: bytes) -> dict[str, np.ndarray]:
-    if not payload:
-        return {}
-    try:
-        with zipfile.ZipFile(io.BytesIO(payload)) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_ITEMS or sum(i.file_size for i in infos) > MAX_ARRAY_BYTES + 2**20:
-                raise ProtocolError("array payload too large")
-            for info in infos:
-                if info.compress_type != zipfile.ZIP_STORED:
-                    raise ProtocolError("compressed array payloads are refused")
-        arrays = {}
-        with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
-            for key in npz.files:
-                arr = npz[key]
-                if arr.dtype not in _ALLOWED_DTYPES:
-                    raise ProtocolError(f"array dtype {arr.dtype} is refused")
-                arrays[key] = arr
-        return arrays
-    except ProtocolError:
-        raise
-    except Exception as exc:  # a malformed zip or npy header from a hostile process
-        raise ProtocolError(f"malformed array payload ({type(exc).__name__})") from None
+def _load_arrays(specs, payload: bytes) -> list[np.ndarray]:
+    """The arrays a header describes, each validated against the payload before it is copied out."""
+    if not isinstance(specs, list) or len(specs) > MAX_ITEMS:
+        raise ProtocolError("malformed array table")
+    arrays = []
+    for spec in specs:
+        if not (isinstance(spec, list) and len(spec) == 3 and isinstance(spec[0], str) and isinstance(spec[1], list)
+                and type(spec[2]) is int):
+            raise ProtocolError("malformed array description")
+        dtype = _ALLOWED_DTYPES.get(spec[0])
+        if dtype is None:
+            raise ProtocolError(f"array dtype {spec[0][:20]!r} is refused")
+        shape, offset = spec[1], spec[2]
+        if len(shape) > MAX_DIMS or not all(type(d) is int and d >= 0 for d in shape):
+            raise ProtocolError("malformed array shape")
+        nbytes = math.prod(shape) * dtype.itemsize  # Python ints: no overflow, checked before any allocation
+        if nbytes > MAX_ARRAY_BYTES or offset < 0 or offset + nbytes > len(payload):
+            raise ProtocolError("array description outside the payload")
+        arrays.append(np.frombuffer(payload, dtype=dtype, count=math.prod(shape), offset=offset).reshape(shape).copy())
+    return arrays
 
 
 def decode_message(header: bytes, payload: bytes) -> tuple[dict, dict]:
@@ -199,7 +201,7 @@ def decode_message(header: bytes, payload: bytes) -> tuple[dict, dict]:
         raise ProtocolError(f"malformed reply header ({type(exc).__name__})") from None
     if not isinstance(message, dict) or not isinstance(message.get("values", {}), dict):
         raise ProtocolError("reply header is not an object")
-    arrays = _load_arrays(payload)
+    arrays = _load_arrays(message.pop("arrays", []), payload)
     values = {str(k): _decode(v, arrays) for k, v in message.pop("values", {}).items()}
     return message, values
 

@@ -6,6 +6,7 @@ smallest counterexample. ``run_check`` turns whatever a check raised into a :cla
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -125,25 +126,52 @@ class Skip(Exception):
     """Raised by a property for an example it cannot judge (the answer does no work on that input)."""
 
 
+# Examples drawn once per process and check, replayed for every student (see for_all). REPLAY = False
+# makes every check run hypothesis directly (the tests compare the two ways).
+_DRAWN: dict[tuple, list] = {}
+REPLAY = True
+
+
 def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = (),
             unjudged: str = "") -> None:
     """Run ``prop`` on the explicit ``examples`` and then on drawn ones; raise the smallest failure.
 
+    The cases hypothesis would try on a passing answer do not depend on the answer (the settings are
+    derandomized), so they are drawn once per process and check and replayed directly; hypothesis
+    itself runs, with its search and shrinking, only when a replayed case fails or is skipped, and then
+    gives exactly the verdict and smallest counterexample it would have given on its own.
+
     A property raises :class:`Skip` for an example it cannot judge; when every example was skipped,
     the check is not judged (``unjudged`` says why) and pays nothing."""
-    judged = []
+    judged: list = []
+    recording: list | None = None
 
     @settings(GRADING_SETTINGS, max_examples=max_examples)
     @given(strategy)
     def property_holds(case):
+        if recording is not None:
+            recording.append(case)
+            return
         try:
-            prop(case)
+            prop(copy.deepcopy(case))
         except Skip:
             reject()
         judged.append(True)
 
     for case in reversed(examples):
         property_holds = example(case)(property_holds)
+    key = (prop.__code__, max_examples, len(examples))
+    if REPLAY and key not in _DRAWN:
+        recording = []
+        property_holds()
+        _DRAWN[key], recording = recording, None
+    try:
+        for case in _DRAWN.get(key, ()) if REPLAY else ():
+            prop(copy.deepcopy(case))
+        if REPLAY:
+            return
+    except Exception:  # a failure or a skipped case: let hypothesis find it again, and shrink it
+        judged.clear()
     try:
         property_holds()
     except Unsatisfiable:

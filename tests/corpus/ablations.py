@@ -70,10 +70,14 @@ ABLATIONS = (
     Ablation("cell_timeout", "a wall-clock limit on each notebook cell",
              (Edit("grader/sandbox/client.py", "limit = self.limits.cell_timeout_s if current is not None else 10.0",
                    'limit = float("inf") if current is not None else 10.0'),)),
-    Ablation("no_pickle", "nothing from the sandbox is unpickled (object arrays refused, allow_pickle=False)",
-             (Edit("grader/codec.py", '    for t in ("bool", "int8",', '    for t in ("object", "bool", "int8",'),
-              Edit("grader/codec.py", "np.savez(buf, allow_pickle=False, **enc.arrays)", "np.savez(buf, allow_pickle=True, **enc.arrays)"),
-              Edit("grader/codec.py", "np.load(io.BytesIO(payload), allow_pickle=False)", "np.load(io.BytesIO(payload), allow_pickle=True)"))),
+    Ablation("no_pickle", "nothing from the sandbox is unpickled (the codec has no way to carry an object array)",
+             (Edit("grader/codec.py", "            if arr.dtype.str not in _ALLOWED_DTYPES or arr.nbytes > MAX_ARRAY_BYTES:\n",
+                   "            if arr.dtype == object:\n"
+                   "                return {\"t\": \"pickle\", \"v\": __import__(\"pickle\").dumps(arr).hex()}\n"
+                   "            if arr.dtype.str not in _ALLOWED_DTYPES or arr.nbytes > MAX_ARRAY_BYTES:\n"),
+              Edit("grader/codec.py", '    if t == "unsupported":\n',
+                   '    if t == "pickle":\n        return __import__("pickle").loads(bytes.fromhex(node["v"]))\n'
+                   '    if t == "unsupported":\n'))),
     Ablation("clean_environment", "the sandbox starts from a clean environment (no TA tokens)",
              (Edit("grader/sandbox/launch.py",
                    'env = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL") if k in os.environ}',

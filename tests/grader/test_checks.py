@@ -235,3 +235,21 @@ def test_causality_check_reports_an_influence_picture():
     assert result.figure["kind"] == "influence"
     matrix = result.figure["matrix"]
     assert any(matrix[i][j] for i in range(len(matrix)) for j in range(i + 1, len(matrix)))
+
+
+def test_replayed_examples_give_the_verdicts_hypothesis_gives(monkeypatch):
+    """for_all replays the cases drawn once; turning that off must change no status, point or message."""
+    import grader.checks.base as base
+
+    def grade_all():
+        out = {}
+        for name, (source, _) in sorted(WRONG.items()):
+            out[name] = _grade_check(source, name)
+        student, _ = InProcess.from_cells([(0, SOLUTION)], ("selfcheck",))
+        out.update({(e.id, r.name): r for e in SEQUENCE_MODELS.exercises for r in
+                    judge_exercise(e, student).checks})
+        return out
+
+    replayed = grade_all()
+    monkeypatch.setattr(base, "REPLAY", False)
+    assert grade_all() == replayed
