@@ -18,7 +18,8 @@ EXIT_OK, EXIT_USAGE, EXIT_SANDBOX = 0, 2, 3
 
 def _limits(args) -> Limits:
     try:
-        limits = Limits(isolation=args.isolation, memory_mb=args.memory_mb, call_timeout_s=args.call_timeout)
+        limits = Limits(isolation=args.isolation, memory_mb=args.memory_mb, call_timeout_s=args.call_timeout,
+                        call_cpu_s=args.call_cpu)
         return limits.with_timeout(args.timeout)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -28,8 +29,11 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
     d = Limits()
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help=f"wall-clock budget of one notebook (default {d.submission_timeout_s:g})")
+    p.add_argument("--call-cpu", type=float, default=d.call_cpu_s, metavar="SECONDS",
+                   help=f"CPU time one call into student code may use, measured outside the sandbox "
+                        f"(default {d.call_cpu_s:g})")
     p.add_argument("--call-timeout", type=float, default=d.call_timeout_s, metavar="SECONDS",
-                   help=f"wall-clock limit of one call into student code (default {d.call_timeout_s:g})")
+                   help=f"wall-clock backstop of one call, for code that sleeps (default {d.call_timeout_s:g})")
     p.add_argument("--memory-mb", type=int, default=d.memory_mb, help=f"address-space limit per student process (default {d.memory_mb})")
     p.add_argument("--isolation", choices=ISOLATION_LEVELS, default="namespaces",
                    help="'rlimits' drops the filesystem and network jail: only for machines without namespaces")

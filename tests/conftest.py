@@ -35,5 +35,5 @@ def sandbox_grader():
     from grader.grading import Grader
     from grader.sandbox.limits import Limits
 
-    with Grader(Limits(call_timeout_s=5, cell_timeout_s=5, submission_timeout_s=90), slot=11) as grader:
+    with Grader(Limits(call_timeout_s=5, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=90), slot=11) as grader:
         yield grader

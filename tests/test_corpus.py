@@ -21,7 +21,7 @@ from grader.sandbox.limits import Limits
 from .corpus.build import MARKERS, PORT, build_corpus, load, validate_entries
 
 ROOT = Path(__file__).resolve().parents[1]
-LIMITS = Limits(call_timeout_s=3, cell_timeout_s=4, submission_timeout_s=90)
+LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=4, submission_timeout_s=90)
 FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 AUTO_MAX = sum(FULL.values())
 BATCH_BOUND_S = 600

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -207,17 +208,21 @@ class Session:
             self.pgid = None
         framing.send(self.sock, {"op": "run", "modules": self.modules,
                                  "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
-        current = None
+        current, cpu_start = None, 0.0
         while True:
             limit = self.limits.cell_timeout_s if current is not None else 10.0
+            deadline = time.monotonic() + self._remaining(limit)
             try:
-                msg, _ = framing.recv(self.sock, time.monotonic() + self._remaining(limit))
+                if current is not None:
+                    self._wait_readable(deadline, cpu_start, self.limits.cell_cpu_s)
+                msg, _ = framing.recv(self.sock, deadline)
             except framing.TimedOut:
                 self._kill()
                 if current is None:
                     raise StudentTimeout("the notebook's process stopped answering between cells")
                 self.skip[current] = {"index": current, "status": "timeout",
-                                      "message": f"the cell ran longer than {self.limits.cell_timeout_s:g} s and was stopped; later runs skip it"}
+                                      "message": f"the cell ran too long and was stopped after {self.limits.cell_cpu_s:g} s "
+                                                 f"of CPU time (or {self.limits.cell_timeout_s:g} s of waiting); later runs skip it"}
                 return self._start()
             except (framing.Closed, ProtocolError):
                 detail = self._exit_detail()
@@ -230,6 +235,7 @@ class Session:
             op = msg.get("op")
             if op == "cell_start":
                 current = int(msg.get("index", -1))
+                cpu_start = isolation.tree_cpu_seconds(self.pgid) if self.pgid else 0.0
             elif op == "cell_done":
                 index = int(msg.get("index", -1))
                 self.cell_reports.setdefault(index, {"index": index, "status": str(msg.get("status"))[:10],
@@ -260,9 +266,11 @@ class Session:
         if self.sock is None:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
+        cpu_start = isolation.tree_cpu_seconds(self.pgid) if self.pgid else 0.0
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
+                self._wait_readable(deadline, cpu_start, self.limits.call_cpu_s)
                 message, reply_values = framing.recv(self.sock, deadline)
                 if message.get("op") != "helper":
                     return message, reply_values
@@ -273,11 +281,28 @@ class Session:
             self._kill()
             if time.monotonic() >= self.deadline:
                 raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s") from None
-            raise StudentTimeout(f"{name} did not return within {self.limits.call_timeout_s:g} s; it was stopped") from None
+            # The same words whichever limit stopped it, so the feedback does not depend on the machine's load.
+            raise StudentTimeout(f"{name} did not return: it was stopped after {self.limits.call_cpu_s:g} s of CPU "
+                                 f"time (or {self.limits.call_timeout_s:g} s of waiting)") from None
         except (framing.Closed, ProtocolError, OSError) as exc:
             detail = self._exit_detail() if not isinstance(exc, ProtocolError) else "it sent a malformed reply"
             self._kill()
             raise StudentCrashed(f"calling {name} ended the notebook's process ({detail or 'exit or crash'})") from None
+
+    def _wait_readable(self, deadline: float, cpu_start: float, budget: float) -> None:
+        """Wait until the next message starts to arrive; raise framing.TimedOut once the sandbox has used
+        ``budget`` CPU seconds since ``cpu_start`` (read from /proc, outside the sandbox) or the wall-clock
+        backstop ``deadline`` has passed."""
+        step = 0.005
+        while True:
+            wait = min(step, deadline - time.monotonic())
+            if wait <= 0:
+                raise framing.TimedOut()
+            if select.select([self.sock], [], [], wait)[0]:
+                return
+            if self.pgid and isolation.tree_cpu_seconds(self.pgid) - cpu_start > budget:
+                raise framing.TimedOut()
+            step = min(step * 2, 0.05)
 
     def defines(self, name: str) -> bool:
         if name not in self._defines:

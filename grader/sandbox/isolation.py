@@ -148,6 +148,30 @@ def tasks_of(uid: int) -> int:
     return count
 
 
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user + system) used by process ``root``, its descendants, and the children they reaped,
+    read from /proc by another process: the sandbox cannot change it."""
+    ticks, stack, seen = 0, [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime, stime, cutime, cstime
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return ticks / _TICKS
+
+
 def set_rlimits(limits, cpu_s: int, uid: int) -> None:
     """The address-space limit is what is mapped now (numpy, torch) plus the budget, so an oversized
     allocation fails at once with MemoryError, the same way every time, instead of racing a kill.

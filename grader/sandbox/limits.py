@@ -8,8 +8,13 @@ ISOLATION_LEVELS = ("namespaces", "rlimits")
 
 @dataclass(frozen=True)
 class Limits:
-    call_timeout_s: float = 3.0  # one call of a student function (honest ones here take milliseconds)
-    cell_timeout_s: float = 30.0  # one notebook cell (nbgrader's default too)
+    # One call of a student function is stopped when the sandbox's processes have used call_cpu_s of CPU
+    # on it (measured from outside, so a loaded machine changes nothing), or, for code that sleeps,
+    # after call_timeout_s of wall-clock time. Honest calls here use a few milliseconds.
+    call_cpu_s: float = 0.5
+    call_timeout_s: float = 10.0
+    cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
+    cell_timeout_s: float = 30.0  # wall-clock backstop of one cell (nbgrader's cell timeout)
     submission_timeout_s: float = 180.0  # wall clock for one notebook: cells and every check
     cpu_s: int = 120  # CPU seconds of one student process (RLIMIT_CPU)
     memory_mb: int = 1024  # address space one student process may add to what numpy and torch already map (RLIMIT_AS)
@@ -23,7 +28,7 @@ class Limits:
     def __post_init__(self):
         if self.isolation not in ISOLATION_LEVELS:
             raise ValueError(f"isolation must be one of {ISOLATION_LEVELS}; got {self.isolation!r}")
-        for name in ("call_timeout_s", "cell_timeout_s", "submission_timeout_s"):
+        for name in ("call_cpu_s", "call_timeout_s", "cell_cpu_s", "cell_timeout_s", "submission_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
 
@@ -32,4 +37,5 @@ class Limits:
         if seconds is None:
             return self
         return replace(self, submission_timeout_s=seconds, cell_timeout_s=min(self.cell_timeout_s, seconds),
-                       call_timeout_s=min(self.call_timeout_s, seconds))
+                       call_timeout_s=min(self.call_timeout_s, seconds), call_cpu_s=min(self.call_cpu_s, seconds),
+                       cell_cpu_s=min(self.cell_cpu_s, seconds))

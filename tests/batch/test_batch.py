@@ -20,7 +20,7 @@ from grader.registry import SEQUENCE_MODELS
 from grader.sandbox.limits import Limits
 from grader.samples import make_samples
 
-LIMITS = Limits(call_timeout_s=3, cell_timeout_s=5, submission_timeout_s=60)
+LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=60)
 
 
 @pytest.fixture(scope="module")

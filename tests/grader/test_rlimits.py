@@ -23,7 +23,7 @@ from grader.sandbox.limits import Limits
 
 from .solutions import SOLUTION
 
-LIMITS = Limits(isolation="rlimits", call_timeout_s=3, cell_timeout_s=3, submission_timeout_s=60)
+LIMITS = Limits(isolation="rlimits", call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=3, submission_timeout_s=60)
 FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 
 # A cell that leaves a process behind which escapes the jail's process group (new session, double fork).

@@ -17,7 +17,7 @@ from grader.sandbox.limits import Limits
 
 from .solutions import SOLUTION
 
-LIMITS = Limits(call_timeout_s=3, cell_timeout_s=3, submission_timeout_s=60)
+LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=3, submission_timeout_s=60)
 SLOT = 7
 
 
