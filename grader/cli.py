@@ -112,23 +112,32 @@ def cmd_release(args, console: Console) -> int:
 
 
 def cmd_batch(args, console: Console) -> int:
+    from .batch.inputs import discover
+
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1; got {args.workers}")
+    limits = _limits(args)
+    found = discover(args.submissions, args.assignment)  # fail fast, before anything slow is imported
+    total, layout = len(found.jobs), found.layout
+    found.cleanup()
+    # Said before torch and the checks are imported (seconds), so the TA sees at once that it started.
+    console.print(f"seqgrade batch: {total} notebooks in {args.submissions} ({layout}); loading the grader...",
+                  markup=False, highlight=False)
     from .batch.progress import batch_progress
     from .batch.run import BatchConfig, run_batch
     from .batch.summary import print_batch_summary
     from .registry import get_assignment
 
     get_assignment(args.assignment)
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be at least 1; got {args.workers}")
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
                          workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
-                         gradescope=args.gradescope, limits=_limits(args))
-    from .batch.inputs import discover
-    found = discover(config.submissions, config.assignment)  # fail fast, before the progress bar
-    total = len(found.jobs)
-    found.cleanup()
+                         gradescope=args.gradescope, limits=limits)
+
+    def phase(text: str) -> None:
+        console.print(text, markup=False, highlight=False)
+
     with batch_progress(console, total) as progress:
-        report = run_batch(config, progress=progress)
+        report = run_batch(config, progress=progress, phase=phase)
     print_batch_summary(console, report, Path(args.out))
     return EXIT_OK
 

@@ -7,6 +7,8 @@ import json
 import os
 import secrets
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -334,11 +336,29 @@ def test_structure_variant_gets_its_expected_result(corpus, name):
         assert result["score"] == 0
 
 
+class CpuLoad:
+    """Busy processes beside the batch (one per core), each ending by itself after ``seconds``."""
+
+    def __init__(self, seconds: float = 420):
+        code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+        self.procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(os.cpu_count() or 2)]
+
+    def close(self):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
 @pytest.mark.slow
-def test_whole_corpus_is_deterministic_across_runs_and_worker_counts(corpus):
-    """The corpus graded again, now with one worker, gives byte-identical grades.csv and JSON."""
+def test_whole_corpus_is_deterministic_across_runs_worker_counts_and_load(corpus):
+    """The corpus graded again, now with one worker and every core kept busy by other processes, gives
+    byte-identical grades.csv and JSON: timeouts count CPU time, so the machine's load changes nothing."""
     out2 = corpus["root"] / "out-again"
-    run_batch(BatchConfig(str(corpus["root"] / "submissions"), "sequence_models", str(out2), workers=1, limits=LIMITS))
+    load = CpuLoad()
+    try:
+        run_batch(BatchConfig(str(corpus["root"] / "submissions"), "sequence_models", str(out2), workers=1, limits=LIMITS))
+    finally:
+        load.close()
     assert (out2 / "grades.csv").read_bytes() == (corpus["out"] / "grades.csv").read_bytes()
     for student in corpus["entries"]:
         rel = Path("results") / f"{student}.json"

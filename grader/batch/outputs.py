@@ -1,11 +1,14 @@
 """Everything a batch writes: grades.csv, results/, feedback/, summary.html, Gradescope files, gradebook."""
 from __future__ import annotations
 
-import base64
-import warnings
 import csv
+import importlib
+import importlib.util
 import io
 import json
+import re
+import threading
+import warnings
 from collections import Counter
 from html import escape
 from pathlib import Path
@@ -56,21 +59,27 @@ def write_gradescope(outdir: Path, student: str, result: NotebookResult) -> None
     write_atomic(outdir / "gradescope" / student / "results.json", json.dumps(data, indent=2) + "\n")
 
 
-def _histogram_png(totals: list[float], max_score: float) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 2.6), dpi=100)
-    ax.hist(totals, bins=min(20, max(5, int(max_score))), range=(0, max_score), color="#3a7bd5", edgecolor="white")
-    ax.set_xlabel("total score")
-    ax.set_ylabel("students")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
+def histogram_svg(totals: list[float], max_score: float, width: int = 480, height: int = 160) -> str:
+    """The distribution of total scores as an inline SVG bar chart (no plotting library, no script)."""
+    bins = min(20, max(5, int(max_score)))
+    counts = [0] * bins
+    for t in totals:
+        counts[min(bins - 1, max(0, int(t / max_score * bins))) if max_score > 0 else 0] += 1
+    top, left, bottom = max(counts) or 1, 36, 28
+    bar = (width - left - 8) / bins
+    plot = height - bottom - 8
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+             f'aria-label="histogram of total scores">']
+    for i, c in enumerate(counts):
+        h = plot * c / top
+        parts.append(f'<rect x="{left + i * bar + 1:.1f}" y="{8 + plot - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" '
+                     f'fill="#3a7bd5"><title>{max_score * i / bins:g}-{max_score * (i + 1) / bins:g}: {c}</title></rect>')
+    parts.append(f'<line x1="{left}" y1="{8 + plot}" x2="{width - 8}" y2="{8 + plot}" stroke="#888"/>')
+    for value, x in ((0, left), (max_score, width - 8)):
+        parts.append(f'<text x="{x}" y="{height - 12}" font-size="11" text-anchor="middle">{value:g}</text>')
+    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">total score</text>')
+    parts.append(f'<text x="4" y="16" font-size="11">{top}</text><text x="4" y="{8 + plot}" font-size="11">0</text>')
+    return "".join(parts) + "</svg>"
 
 
 def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
@@ -92,12 +101,12 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
     statuses = Counter(r.status for r in results.values())
     mean = sum(totals) / n if n else 0.0
     skipped_html = "".join(f"<li>{escape(p)}: {escape(why)}</li>" for p, why in skipped)
-    img = _histogram_png(totals, assignment.max_score) if n else ""
+    img = histogram_svg(totals, assignment.max_score) if n else ""
     html = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Summary: {escape(assignment.id)}</title>'
             f"<style>{CSS}</style></head><body><h1>{escape(assignment.id)}: {n} submissions</h1>"
             f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
             + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
-            + (f'<section><h2>Score distribution</h2><img alt="histogram of total scores" src="data:image/png;base64,{img}"></section>' if img else "")
+            + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
             + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:14%'>"
               "<col style='width:26%'><col style='width:7%'><col style='width:9%'><col></colgroup>"
               "<tr><th>exercise</th><th>check</th><th>passed</th><th></th>"
@@ -107,6 +116,47 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
     write_atomic(outdir / "summary.html", html)
 
 
+def alembic_head() -> str:
+    """The newest revision of nbgrader's gradebook schema, read from its migration files (nbgrader itself
+    would run the ``alembic`` command in a subprocess to learn it, seconds per new gradebook)."""
+    spec = importlib.util.find_spec("nbgrader")
+    versions = Path(next(iter(spec.submodule_search_locations))) / "alembic" / "versions"
+    revisions, parents = set(), set()
+    for path in versions.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        revisions.update(re.findall(r"^revision\s*=\s*['\"](\w+)['\"]", text, re.MULTILINE))
+        for line in re.findall(r"^down_revision\s*=\s*(.+)$", text, re.MULTILINE):
+            parents.update(re.findall(r"['\"](\w+)['\"]", line))
+    heads = sorted(revisions - parents)
+    if len(heads) != 1:
+        raise RuntimeError(f"nbgrader's gradebook schema has {len(heads)} heads: {heads}")
+    return heads[0]
+
+
+def _create_empty_gradebook(db_url: str) -> None:
+    """A new SQLite gradebook with nbgrader's tables and schema version, made without the alembic command."""
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine, inspect, text
+
+    engine = create_engine(db_url, future=True)
+    try:
+        if inspect(engine).get_table_names():
+            return
+        Base.metadata.create_all(bind=engine)
+        with engine.begin() as conn:
+            conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+            conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": alembic_head()})
+    finally:
+        engine.dispose()
+
+
+def prefetch_gradebook() -> threading.Thread:
+    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades."""
+    thread = threading.Thread(target=importlib.import_module, args=("nbgrader.api",), daemon=True)
+    thread.start()
+    return thread
+
+
 def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, NotebookResult]) -> None:
     """Store every score in nbgrader's gradebook, so `nbgrader export` and formgrader see them."""
     import os
@@ -114,13 +164,16 @@ def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, Note
 
     from nbgrader.api import Gradebook
 
-    # nbgrader runs the `alembic` command from PATH; make sure this environment's own is found first.
+    # nbgrader runs the `alembic` command from PATH for a database it has to create (not a SQLite one,
+    # which is created here); make sure this environment's own is found first.
     bindir = os.path.dirname(sys.executable)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     notebook = Path(assignment.notebook).stem
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nbgrader's SQLAlchemy usage warns on every new submission
+        if db_url.startswith("sqlite:///"):
+            _create_empty_gradebook(db_url)
         _fill_gradebook(Gradebook(db_url), notebook, assignment, results)
 
 

@@ -64,9 +64,12 @@ def default_workers() -> int:
 
 
 def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
-              progress: Callable[[str, NotebookResult | None, int, int], None] | None = None) -> BatchReport:
+              progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
+              phase: Callable[[str], None] | None = None) -> BatchReport:
+    """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step."""
     assignment = get_assignment(config.assignment)
     found = discover(config.submissions, assignment.id)  # raises UsageError before anything is written
+    outputs.prefetch_gradebook()
     client = None
     own_executor = None
     try:
@@ -81,7 +84,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         if executor is None:
             workers = config.workers or default_workers()
             own_executor = executor = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        report = _grade_all(config, assignment, found, outdir, executor, progress)
+        report = _grade_all(config, assignment, found, outdir, executor, progress, phase or (lambda text: None))
     finally:
         if own_executor is not None:
             own_executor.shutdown(wait=True, cancel_futures=True)
@@ -91,7 +94,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     return report
 
 
-def _grade_all(config, assignment, found, outdir, executor, progress) -> BatchReport:
+def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> BatchReport:
     start = time.monotonic()
     report = BatchReport(total=len(found.jobs), skipped=list(found.skipped), layout=found.layout)
     hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
@@ -127,12 +130,14 @@ def _grade_all(config, assignment, found, outdir, executor, progress) -> BatchRe
         done += 1
         if progress:
             progress(job.student, result, done, report.total)
+    phase(f"writing grades.csv, the summary{' and Gradescope results' if config.gradescope else ''} to {outdir}")
     for student, result in sorted(report.results.items()):
         if config.gradescope:
             outputs.write_gradescope(outdir, student, result)
     outputs.write_grades_csv(outdir, assignment, report.results)
     outputs.write_summary(outdir, assignment, report.results, report.skipped)
     db_url = config.db_url or f"sqlite:///{(outdir / 'gradebook.db').resolve()}"
+    phase(f"writing the nbgrader gradebook ({len(report.results)} students)")
     outputs.write_gradebook(db_url, assignment, report.results)
     report.seconds = time.monotonic() - start
     return report

@@ -27,11 +27,19 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
     global _GRADER, _GRADER_KEY
     key = (limits, backend)
     if _GRADER is None or _GRADER_KEY != key:
+        launched = None
+        if backend == "sandbox":  # the zygote imports torch in its own process while this one imports the checks
+            from ..sandbox.launch import launch_zygote
+
+            launched = launch_zygote()
         from ..grading import Grader
 
+        import torch
+
+        torch.set_num_threads(1)  # one worker per core: the checks' own torch work stays on this worker's core
         if _GRADER is not None:
             _GRADER.close()
-        _GRADER = Grader(limits, backend=backend, slot=os.getpid() % 5000, hide=hide)
+        _GRADER = Grader(limits, backend=backend, slot=os.getpid() % 5000, hide=hide, launched=launched)
         _GRADER_KEY = key
         atexit.register(_GRADER.close)
     _GRADER.set_hidden(hide)
