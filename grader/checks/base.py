@@ -89,6 +89,33 @@ class Passed:
     figure: dict | None = None
 
 
+class Lazy:
+    """Text built only if it is shown: a failure's context costs nothing on the examples that pass."""
+
+    __slots__ = ("_make", "_text")
+
+    def __init__(self, make: Callable[[], object]):
+        self._make, self._text = make, None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = str(self._make())
+        return self._text
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __add__(self, other) -> "Lazy":
+        return Lazy(lambda: str(self) + str(other))
+
+    def __radd__(self, other) -> "Lazy":
+        return Lazy(lambda: str(other) + str(self))
+
+
+def lazy(make: Callable[[], object]) -> Lazy:
+    return Lazy(make)
+
+
 def format_call(name: str, args) -> str:
     return f"{name}(" + ", ".join(describe(a) for a in args) + ")"
 

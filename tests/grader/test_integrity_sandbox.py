@@ -7,6 +7,8 @@ import pytest
 
 from grader.registry import SEQUENCE_MODELS
 
+from .test_checks import WRONG
+
 FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 
 
@@ -69,14 +71,7 @@ for _name, _module in list(sys.modules.items()):
         _module._stand_ins = lambda ns, specs, ask: __import__('contextlib').nullcontext()
     if _name.startswith('grader.') and hasattr(_module, '_traced'):
         _module._traced = lambda ns, name, shapes: __import__('contextlib').nullcontext(shapes.extend([[3, 2]] * 4))"""
-    loop = """def forward(seqs, Wrec, Win, Wout):
-    outs = []
-    for b in range(seqs.shape[0]):
-        h = torch.zeros(Wrec.shape[0], dtype=seqs.dtype)
-        for t in range(seqs.shape[1]):
-            h = recurrent_unit(seqs[b, t], h, Wrec, Win)
-        outs.append(h @ Wout[:, 0])
-    return torch.stack(outs)"""
+    loop = WRONG["check_forward_is_vectorized"][0]  # a loop over the batch that calls the unit per example
     result = sandbox_grader.grade(notebook(tmp_path, solution_nb, "patch", {"imports": patch, "forward": loop}),
                                   "sequence_models")
     assert lost(result) == {"forward": FULL["forward"] - 1.0}
