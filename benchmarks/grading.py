@@ -59,7 +59,7 @@ def tree_rss_mb(pid: int) -> float:
 
 
 def run_measured(cmd, **kw) -> tuple[float, float, subprocess.CompletedProcess]:
-    """Wall time and peak summed RSS of a command's process tree (sampled every 50 ms)."""
+    """Wall time and peak summed PSS of a command's process tree (sampled every 0.5 s)."""
     peak = [0.0]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     stop = threading.Event()
@@ -67,7 +67,7 @@ def run_measured(cmd, **kw) -> tuple[float, float, subprocess.CompletedProcess]:
     def sample():
         while not stop.is_set():
             peak[0] = max(peak[0], tree_rss_mb(proc.pid))
-            stop.wait(0.05)
+            stop.wait(0.5)  # smaps_rollup walks page tables: sampling often would slow the batch it measures
 
     t = threading.Thread(target=sample, daemon=True)
     start = time.perf_counter()
