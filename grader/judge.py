@@ -66,6 +66,8 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
             degenerate = exercise.probe(view)
         except StudentAborted as exc:
             degenerate = Degenerate(f"it did not return ({exc.message})", exc.status)
+        except Exception:  # a fault in the probe itself: the checks then judge on their own (and say why)
+            degenerate = None
     results, first = [], None
     for check in exercise.checks:
         if check.gated and degenerate:

@@ -28,7 +28,10 @@ def _numbers(value) -> np.ndarray | None:
     if isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "biuf":
         return np.asarray(value, dtype=np.float64).ravel()
     if isinstance(value, (bool, int, float)):
-        return np.array([float(value)])
+        try:
+            return np.array([float(value)])
+        except OverflowError:  # an int beyond float's range is a number, just not a float
+            return np.array([np.inf])
     if isinstance(value, (list, tuple)) and not isinstance(value, Unsupported):
         parts = [_numbers(v) for v in value]
         return None if any(p is None for p in parts) or not parts else np.concatenate(parts)

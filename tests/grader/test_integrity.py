@@ -216,3 +216,23 @@ def test_integral_float_counts_as_its_int_and_other_floats_say_why_not():
 def test_an_infinite_mismatch_is_not_reported_as_error_zero():
     message = compare_arrays(np.array([1.0, np.inf]), np.array([1.0, 2.0]))
     assert "max abs error inf" in message
+
+
+SIGNATURES = {"seq2col": "seq, filter_size", "ar_fit": "seq, filter_size", "recurrent_unit": "x, h_prev, Wrec, Win",
+              "ar_as_recurrent": "w", "forward": "seqs, Wrec, Win, Wout", "causal_mask": "T",
+              "masked_self_attention": "X, Wq, Wk, Wv", "qkv_param_count": "d_model, seq_len",
+              "mha_param_count": "d_model, n_heads, bias=True"}
+
+
+@pytest.mark.parametrize("body", [
+    "return 'text'", "return {'a': 1}", "return None", "return np.ones(3)", "return torch.full((2, 3), float('nan'))",
+    "return torch.ones(2, 3, dtype=torch.complex64)", "return (torch.ones(2),) * 4", "return [[1, 2], [3]]",
+    "return torch.ones(2, 3, dtype=torch.int64)", "return float('inf')", "return 10**400",
+])
+def test_unexpected_results_are_the_students_failure_never_a_crash_or_a_point(body):
+    """Every function returns the same odd value: no check may crash (a grader fault) or pay."""
+    source = "\n".join(f"def {name}({params}):\n    {body}" for name, params in SIGNATURES.items())
+    results, _ = grade(source)
+    for name in SIGNATURES:
+        for c in results[name].checks:
+            assert c.kind != "check_error" and c.points == 0, (name, c.name, c.kind, c.message)
