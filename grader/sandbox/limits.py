@@ -8,9 +8,9 @@ ISOLATION_LEVELS = ("namespaces", "rlimits")
 
 @dataclass(frozen=True)
 class Limits:
-    # One call of a student function is stopped when the sandbox's processes have used call_cpu_s of CPU
-    # on it (measured from outside, so a loaded machine changes nothing), or, for code that sleeps,
-    # after call_timeout_s of wall-clock time. Honest calls here use a few milliseconds.
+    # One call of a student function is stopped when the sandbox's processes have used call_cpu_s of user
+    # CPU time on it (measured from outside, so a loaded machine changes nothing), or, for code that
+    # sleeps, after call_timeout_s of wall-clock time. Honest calls here use a few milliseconds.
     call_cpu_s: float = 0.5
     call_timeout_s: float = 10.0
     cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
