@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
+from .compare import shape_of
+
 
 @dataclass(frozen=True)
 class Served:
@@ -89,8 +91,6 @@ class StandInHandler(Protocol):
 def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values: dict,
                  log: list[Served]) -> tuple[dict, dict]:
     """The grader's answer to one helper request from the student's process (shared by all backends)."""
-    from .compare import shape_of
-
     name = str(request.get("name"))
     handler = stand_ins.get(name)
     args = values.get("args")

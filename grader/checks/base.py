@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, example, given, reject, se
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from ..calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
-from ..compare import describe
+from ..compare import compare_arrays, describe
 from ..results import CheckResult
 
 GRADING_SETTINGS = settings(
@@ -245,8 +245,6 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
 def diagnose(got, variants, *, rtol: float = 1e-6, atol: float = 1e-9) -> str | None:
     """The hint of the first known mistake whose result ``got`` reproduces: ``variants`` is a sequence
     of ``(compute, hint)`` where ``compute()`` returns what that mistake would have returned."""
-    from ..compare import compare_arrays
-
     for compute, hint in variants:
         try:
             want = compute()
