@@ -11,7 +11,7 @@ student functions, see :mod:`grader.standins`), as the grader answered them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from .compare import shape_of
 
@@ -113,5 +113,3 @@ class StudentCode(Protocol):
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
              again: bool = False, stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply: ...
 
-
-Call = Callable[..., Reply]

@@ -11,8 +11,8 @@ from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import attention_inputs, gaussian
 from .base import (
-    CheckFailed, NotJudged, Passed, StudentErrorAt, call, diagnose, expect_value_error, fail_if, for_all,
-    format_call, lazy,
+    CheckFailed, Lazy, NotJudged, Passed, StudentErrorAt, call, diagnose, expect_value_error, fail_if, for_all,
+    format_call,
 )
 from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
 
@@ -92,7 +92,7 @@ def check_masked_self_attention_values(student):
 
     def prop(dims):
         args = attention_inputs(dims)
-        context = lazy(lambda: f"for {format_call('masked_self_attention', args)}")
+        context = Lazy(lambda: f"for {format_call('masked_self_attention', args)}")
         got = _attention(student, args, context).value
         fail_if(compare_arrays(got, reference.masked_self_attention(*args), rtol=1e-6, atol=1e-9), context,
                 hint=diagnose(got, _attention_mistakes(*args)))
@@ -117,7 +117,7 @@ def check_masked_self_attention_causality(student):
 
     def prop(dims):
         X, Wq, Wk, Wv = args = attention_inputs(dims)
-        context = lazy(lambda: f"for {format_call('masked_self_attention', args)}")
+        context = Lazy(lambda: f"for {format_call('masked_self_attention', args)}")
         base = _attention(student, args, context).value
         T = dims["T"]
         influence = np.zeros((T, T), dtype=int)  # influence[i, j]: output i moved when input j moved
@@ -166,7 +166,7 @@ def check_masked_self_attention_half_precision(student):
     """masked_self_attention works on float16 inputs and returns float16 values close to its own float64 result."""
     dims = {**SMALL, "T": 6, "seed": 3}
     args = [a.to(torch.float16) for a in attention_inputs(dims)]
-    context = lazy(lambda: f"for float16 inputs {format_call('masked_self_attention', args)}")
+    context = Lazy(lambda: f"for float16 inputs {format_call('masked_self_attention', args)}")
     exact = call(student, "masked_self_attention", *[a.to(torch.float64) for a in args]).value
     if kind_of(exact) != "tensor" or not exact.dtype.is_floating_point:
         raise NotJudged(f"on float64 inputs the result is {describe(exact)}, not a float tensor (see the values check)",
@@ -202,7 +202,7 @@ def check_qkv_param_count_matches_torch(student):
 
     def prop(case):
         d_model, seq_len = case
-        context = lazy(lambda: format_call("qkv_param_count", case))
+        context = Lazy(lambda: format_call("qkv_param_count", case))
         got = whole_number(call(student, "qkv_param_count", d_model, seq_len).value, context)
         want = _count([torch.nn.Linear(d_model, d_model, bias=False) for _ in range(3)])
         if got != want:
@@ -218,7 +218,7 @@ def check_mha_param_count_matches_torch(student):
     def prop(case):
         d_model, n_heads, bias = case
         args = (d_model, n_heads) if bias is None else (d_model, n_heads, bias)
-        context = lazy(lambda: format_call("mha_param_count", args))
+        context = Lazy(lambda: format_call("mha_param_count", args))
         got = whole_number(call(student, "mha_param_count", *args).value, context)
         want = _count([torch.nn.MultiheadAttention(d_model, n_heads, bias=bias is not False)])
         if got != want:

@@ -7,7 +7,7 @@ import reference
 
 from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
-from .base import CheckFailed, NotJudged, call, diagnose, expect_value_error, fail_if, for_all, format_call, lazy
+from .base import CheckFailed, Lazy, NotJudged, call, diagnose, expect_value_error, fail_if, for_all, format_call
 from .properties import degeneracy
 
 SIMPLE = ([1, 2, 3, 4, 5], 2)
@@ -27,7 +27,7 @@ def check_seq2col_shapes_and_dtype(student):
         seq, s = case
         X, y = _seq2col(student, seq, s)
         want_X, want_y = reference.seq2col(seq, s)
-        context = lazy(lambda: f"for {format_call('seq2col', (seq, s))}")
+        context = Lazy(lambda: f"for {format_call('seq2col', (seq, s))}")
         for name, got, want in (("X", X, want_X), ("y", y, want_y)):
             if kind_of(got) != "ndarray":
                 raise CheckFailed(f"{context}, {name} should be a numpy ndarray but is {describe(got)}", kind="type")
@@ -47,7 +47,7 @@ def check_seq2col_windows(student):
         seq, s = case
         X, y = _seq2col(student, seq, s)
         want_X, want_y = reference.seq2col(seq, s)
-        context = lazy(lambda: f"for {format_call('seq2col', (seq, s))}")
+        context = Lazy(lambda: f"for {format_call('seq2col', (seq, s))}")
         arr = np.asarray(seq)
         mistakes = ((lambda: want_X[:, ::-1], "Each row should be oldest first: X[i] = seq[i : i + s], not reversed."),
                     (lambda: arr[s - 1:-1], "y[i] is the value right after window i, seq[i + s]: it is shifted by one."),
@@ -66,7 +66,7 @@ def check_seq2col_leaves_input_unchanged(student):
     def prop(case):
         seq, s = case
         reply = call(student, "seq2col", seq, s, again=True)
-        context = lazy(lambda: format_call("seq2col", (seq, s)))
+        context = Lazy(lambda: format_call("seq2col", (seq, s)))
         first, again = reply.value, reply.again
         pairs = [v for v in (first, again) if isinstance(v, (tuple, list)) and len(v) == 2]
         if len(pairs) < 2:
@@ -101,7 +101,7 @@ def _design(seq, s):
 
 def _ar_fit(student, seq, s):
     w = call(student, "ar_fit", seq, s).value
-    context = lazy(lambda: f"{format_call('ar_fit', (seq, s))}")
+    context = Lazy(lambda: f"{format_call('ar_fit', (seq, s))}")
     if kind_of(w) != "ndarray" or w.shape != (s + 1,) or w.dtype.kind not in "iuf":
         raise CheckFailed(f"{context} should return a float array of shape ({s + 1},) (s weights, then the bias); got {describe(w)}",
                           kind="type" if kind_of(w) != "ndarray" else "shape")

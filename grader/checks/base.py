@@ -112,10 +112,6 @@ class Lazy:
         return Lazy(lambda: str(other) + str(self))
 
 
-def lazy(make: Callable[[], object]) -> Lazy:
-    return Lazy(make)
-
-
 def format_call(name: str, args) -> str:
     return f"{name}(" + ", ".join(describe(a) for a in args) + ")"
 

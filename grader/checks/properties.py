@@ -18,7 +18,7 @@ from ..calls import StudentCode
 from ..codec import Unsupported
 from ..compare import compare_arrays, describe, kind_of, shape_of
 from ..strategies import gaussian
-from .base import CheckFailed, NotJudged, StudentErrorAt, call, fail_if, format_call, lazy
+from .base import CheckFailed, Lazy, NotJudged, StudentErrorAt, call, fail_if, format_call
 
 
 def _numbers(value) -> np.ndarray | None:
@@ -93,7 +93,7 @@ def assert_gradients_match_own_function(student: StudentCode, name: str, args: l
                                        arg_names: Sequence[str], out_shape: tuple, seed: int) -> None:
     """Autograd's gradients of ``name`` agree with finite differences of the student's own function."""
     cot = gaussian(seed + 7, *out_shape)
-    context = lazy(lambda: f"for {format_call(name, args)}")
+    context = Lazy(lambda: f"for {format_call(name, args)}")
     reply = call(student, name, *args, grad_wrt=tuple(wrt), cotangent=cot)
     value = reply.value
     if kind_of(value) != "tensor" or tuple(value.shape) != tuple(out_shape):
@@ -130,7 +130,7 @@ def assert_gradients_match_own_function(student: StudentCode, name: str, args: l
 def assert_one_example_matches_batch(student: StudentCode, name: str, batched: list, single, rows: Sequence[int],
                                     out_row=lambda y, i: y[i], rtol: float = 1e-6, atol: float = 1e-9) -> None:
     """``f(batch)[i] == f(example i)`` for the student's own ``f``; ``single(i)`` gives example i's arguments."""
-    context = lazy(lambda: f"for {format_call(name, batched)}")
+    context = Lazy(lambda: f"for {format_call(name, batched)}")
     whole = call(student, name, *batched).value
     if kind_of(whole) != "tensor":
         raise NotJudged(f"{context} the result is {describe(whole)}, not a tensor (see the values check)",

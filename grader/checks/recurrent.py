@@ -16,7 +16,7 @@ from .. import strategies
 from ..compare import as_numpy, compare_arrays, describe, kind_of
 from ..standins import STAND_INS, StandIn, other_unit
 from ..strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs
-from .base import CheckFailed, Passed, Skip, call, diagnose, fail_if, for_all, format_call, lazy
+from .base import CheckFailed, Lazy, Passed, Skip, call, diagnose, fail_if, for_all, format_call
 from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
 
 SMALL = Dims(B=2, T=3, d_in=2, d_h=3, seed=0)
@@ -57,7 +57,7 @@ def check_recurrent_unit_values(student):
         args = rnn_step_inputs(dims)
         if zero_state:  # h_prev = 0, as at the first step of every sequence
             args[1] = torch.zeros_like(args[1])
-        context = lazy(lambda: f"for {format_call('recurrent_unit', args)}")
+        context = Lazy(lambda: f"for {format_call('recurrent_unit', args)}")
         got = call(student, "recurrent_unit", *args).value
         want = reference.recurrent_unit(*args)
         _expect_tensor(got, want.shape, context)
@@ -125,7 +125,7 @@ def check_ar_as_recurrent_reproduces_ar_model(student):
 
     def prop(case):
         w, x = case
-        context = lazy(lambda: format_call("ar_as_recurrent", (w,)))
+        context = Lazy(lambda: format_call("ar_as_recurrent", (w,)))
         Wrec, win, wout = _unpack_linear_rnn(call(student, "ar_as_recurrent", w).value, context)
         h = np.zeros(Wrec.shape[0])
         got = []
@@ -172,7 +172,7 @@ def check_forward_composes_recurrent_unit(student):
 
     def prop(dims):
         args = rnn_sequence_inputs(dims)
-        context = lazy(lambda: f"for {format_call('forward', args)}")
+        context = Lazy(lambda: f"for {format_call('forward', args)}")
         got = _expect_tensor(call(student, "forward", *args).value, (dims.B,), context)
         if compare_arrays(got, _compose(reference.recurrent_unit, *args), rtol=RTOL, atol=ATOL) is None:
             return  # the course's unit written out inside forward: right values (vectorization is judged apart)
@@ -215,7 +215,7 @@ def check_forward_batch_permutation_equivariance(student):
     def prop(dims):
         seqs, *weights = args = rnn_sequence_inputs(dims)
         perm = torch.from_numpy(np.random.default_rng(dims.seed).permutation(dims.B))
-        context = lazy(lambda: f"for {format_call('forward', args)} and the batch reordered as {perm.tolist()}")
+        context = Lazy(lambda: f"for {format_call('forward', args)} and the batch reordered as {perm.tolist()}")
         y = _own_sequence_matters(student, args, dims, context)
         y_perm = _expect_tensor(call(student, "forward", seqs[perm], *weights).value, (dims.B,), context)
         fail_if(compare_arrays(y_perm, y[perm], name="forward(seqs[perm])", rtol=RTOL, atol=ATOL), context
@@ -231,7 +231,7 @@ def check_forward_batch_independence(student):
         seqs, *weights = args = rnn_sequence_inputs(dims)
         other = seqs.clone()
         other[1:] = gaussian(dims.seed + 11, dims.B - 1, dims.T, dims.d_in)  # change every sequence but the first
-        context = lazy(lambda: f"for {format_call('forward', args)} with sequences 1..{dims.B - 1} replaced")
+        context = Lazy(lambda: f"for {format_call('forward', args)} with sequences 1..{dims.B - 1} replaced")
         y = _own_sequence_matters(student, args, dims, context)
         y2 = _expect_tensor(call(student, "forward", other, *weights).value, (dims.B,), context)
         fail_if(compare_arrays(y2[:1], y[:1], name="the output for sequence 0", rtol=RTOL, atol=ATOL), context)
