@@ -12,6 +12,7 @@ earns a point, only the value returned and its gradients.
 from __future__ import annotations
 
 import contextlib
+import json
 import types
 from typing import Callable
 
@@ -28,29 +29,42 @@ def _error(exc: BaseException) -> tuple[dict, dict]:
 
 
 def _stub(name: str, params: list[str], ask: Ask):
-    """A function that behaves like the student's ``name`` but is computed by the grader."""
+    """A function that behaves like the student's ``name`` but is computed by the grader. ``params``
+    names its parameters in order; ``"mask=null"`` gives one a default (a JSON literal)."""
+    names = [p.split("=", 1)[0] for p in params]
+    defaults = {}
+    for p in params:
+        if "=" in p:
+            try:
+                defaults[p.split("=", 1)[0]] = json.loads(p.split("=", 1)[1])
+            except ValueError:
+                pass
 
     def bind(args, kwargs) -> list:
-        args = list(args)
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes {len(names)} arguments ({', '.join(names)}); got {len(args)}")
+        bound = dict(zip(names, args))
         for key, value in kwargs.items():
-            if key not in params or params.index(key) < len(args):
+            if key not in names or key in bound:
                 raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
-            while len(args) < params.index(key):
-                args.append(None)
-            args.append(value)
-        if len(args) != len(params) or any(a is None for a in args):
-            raise TypeError(f"{name}() takes {len(params)} arguments ({', '.join(params)}); got {len(args)}")
-        return args
+            bound[key] = value
+        missing = [n for n in names if n not in bound and n not in defaults]
+        if missing:
+            raise TypeError(f"{name}() missing argument(s) {', '.join(missing)}; it takes ({', '.join(names)})")
+        return [bound[n] if n in bound else defaults[n] for n in names]
 
     class Differentiable(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *args):
             ctx.args = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
-            return ask(name, "call", ctx.args, None)
+            out = ask(name, "call", ctx.args, None)
+            ctx.several = isinstance(out, (list, tuple))
+            return tuple(out) if ctx.several else out
 
         @staticmethod
-        def backward(ctx, grad):
-            grads = ask(name, "vjp", ctx.args, grad.detach())
+        def backward(ctx, *grad):
+            cot = [g.detach() for g in grad] if ctx.several else grad[0].detach()
+            grads = ask(name, "vjp", ctx.args, cot)
             grads = list(grads) if isinstance(grads, (list, tuple)) else []
             return tuple(g if needed and isinstance(g, torch.Tensor) else None
                          for needed, g in zip(ctx.needs_input_grad, grads + [None] * len(ctx.args)))
@@ -110,6 +124,26 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
 _MISSING = object()
 
 
+def _objective(out, cot):
+    """``sum(out * cot)`` when ``out`` is differentiable and ``cot`` matches it; for a tuple of outputs,
+    ``cot`` is a list with one cotangent (or None, to leave that output out) per output."""
+    if isinstance(out, torch.Tensor):
+        outs, cots = [out], [cot]
+    elif isinstance(out, (list, tuple)) and isinstance(cot, (list, tuple)) and len(out) == len(cot):
+        outs, cots = list(out), list(cot)
+    else:
+        return None
+    terms = []
+    for o, c in zip(outs, cots):
+        if c is None:
+            continue
+        if not (isinstance(o, torch.Tensor) and isinstance(c, torch.Tensor) and tuple(o.shape) == tuple(c.shape)):
+            return None
+        if o.requires_grad:
+            terms.append((o * c.to(o.dtype)).sum())
+    return sum(terms) if terms else None
+
+
 def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict, dict]:
     name = str(request.get("name"))
     if name not in ns:
@@ -130,11 +164,10 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
                 _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask):
             with torch.enable_grad():
                 out = fn(*args)
-                cot = values.get("cotangent")
-                if grad_wrt and isinstance(out, torch.Tensor) and out.requires_grad and isinstance(cot, torch.Tensor) \
-                        and tuple(out.shape) == tuple(cot.shape):
+                objective = _objective(out, values.get("cotangent")) if grad_wrt else None
+                if objective is not None:
                     inputs = [args[i] for i in grad_wrt]
-                    got = torch.autograd.grad((out * cot.to(out.dtype)).sum(), inputs, allow_unused=True)
+                    got = torch.autograd.grad(objective, inputs, allow_unused=True)
                     reply_values["grads"] = [torch.zeros_like(x) if g is None else g.detach() for x, g in zip(inputs, got)]
             reply_values["value"] = out
             if request.get("again"):

@@ -1,170 +1,33 @@
-"""The exercise registry: every assignment, its exercises, their checks and points, in one place.
+"""The exercise registry: every assignment the course has, by id.
 
-Points here are the single source of truth: the notebook's autograded cells must carry the same
-points (a test compares them), and ``seqgrade list`` prints them.
+Each assignment declares its exercises, checks and points in its own module under
+:mod:`grader.assignments` (a module ``<id>.py`` defining ``ASSIGNMENT``); this module only collects
+them, in the order the course teaches them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping
+import importlib
+import pkgutil
 
-from .checks import answers as A
-from .checks import attention as T
-from .checks import autoregressive as AR
-from .checks import recurrent as R
+from . import assignments as _package
 from .errors import UnknownAssignment
-from .standins import STAND_INS
+from .exercise import JUDGES, Assignment, Check, Exercise  # noqa: F401  (re-exported)
+
+COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
 
 
-JUDGES = ("reference", "format", "own")
+def _collect() -> dict[str, Assignment]:
+    found = {}
+    for info in pkgutil.iter_modules(_package.__path__):
+        assignment = getattr(importlib.import_module(f"{_package.__name__}.{info.name}"), "ASSIGNMENT", None)
+        if isinstance(assignment, Assignment):
+            found[assignment.id] = assignment
+    rank = {name: i for i, name in enumerate(COURSE_ORDER)}
+    return {k: found[k] for k in sorted(found, key=lambda k: (rank.get(k, len(rank)), k))}
 
 
-@dataclass(frozen=True)
-class Check:
-    func: Callable
-    points: float
-    hint: str = ""  # for wrong values; other kinds of failure get hints of their own (checks.base.KIND_HINTS)
-    # "reference": compares values with the reference; "format": compares only types, shapes and dtypes
-    # with it; "own": a property of the student's own function. After the first failure of a reference or
-    # format check, another one's failure says "not judged" instead of repeating the difference; format
-    # and own checks pay only when the exercise's probe finds that the function does real work.
-    judges: str = "reference"
-    hints: Mapping[str, str] = field(default_factory=dict)  # failure kind -> hint, overriding the defaults
-
-    def __post_init__(self):
-        if self.judges not in JUDGES:
-            raise ValueError(f"{self.name}: judges must be one of {JUDGES}; got {self.judges!r}")
-
-    @property
-    def gated(self) -> bool:
-        return self.judges in ("format", "own")
-
-    @property
-    def name(self) -> str:
-        return self.func.__name__
-
-    @property
-    def property(self) -> str:
-        return (self.func.__doc__ or "").strip().splitlines()[0]
-
-
-@dataclass(frozen=True)
-class Exercise:
-    id: str  # the function or answer variable the student defines; also the notebook's grade_id
-    kind: str  # "function", "answer" or "manual"
-    checks: tuple[Check, ...] = ()
-    manual_points: float = 0.0
-    # Other student functions this exercise's function calls: each is replaced by a grader-served
-    # stand-in while it is graded (grader.standins), and must be graded earlier in the assignment.
-    requires: tuple[str, ...] = ()
-    # Returns why the student's function does no real work (constant, zeros, echo, always raises), or
-    # None; the "own" checks pay only when it returns None.
-    probe: Callable | None = None
-
-    @property
-    def points(self) -> float:
-        return self.manual_points if self.kind == "manual" else sum(c.points for c in self.checks)
-
-
-@dataclass(frozen=True)
-class Assignment:
-    id: str
-    notebook: str
-    exercises: tuple[Exercise, ...]
-    modules: tuple[str, ...] = ()  # helper modules shipped beside the notebook (imported, inert, when grading)
-
-    def __post_init__(self):
-        seen: set[str] = set()
-        for e in self.exercises:
-            missing = [r for r in e.requires if r not in seen or r not in STAND_INS]
-            if missing:
-                raise ValueError(f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a stand-in")
-            seen.add(e.id)
-
-    @property
-    def max_score(self) -> float:
-        return sum(e.points for e in self.exercises)
-
-    def exercise(self, exercise_id: str) -> Exercise:
-        for e in self.exercises:
-            if e.id == exercise_id:
-                return e
-        raise KeyError(f"{self.id} has no exercise {exercise_id!r}")
-
-
-SEQUENCE_MODELS = Assignment(
-    id="sequence_models",
-    notebook="sequence_models.ipynb",
-    modules=("selfcheck",),
-    exercises=(
-        Exercise("seq2col", "function", (
-            Check(AR.check_seq2col_shapes_and_dtype, 0.5, "X has one row per window that has a successor: n - s rows.",
-                  judges="format"),
-            Check(AR.check_seq2col_windows, 1.5, "Check the first and last rows against the definition by hand."),
-            Check(AR.check_seq2col_leaves_input_unchanged, 0.5, "Copy before writing into arrays you were given.",
-                  judges="own"),
-            Check(AR.check_seq2col_rejects_bad_filter_size, 0.5, "Validate filter_size before building X.", judges="own"),
-        ), probe=AR.probe_seq2col),
-        Exercise("ar_fit", "function", (
-            Check(AR.check_ar_fit_least_squares, 1.0, "Append a column of ones to X for the bias, then solve least squares."),
-            Check(AR.check_ar_fit_minimum_norm, 1.0, "np.linalg.pinv (or lstsq) picks the smallest-norm solution."),
-        ), requires=("seq2col",)),
-        Exercise("ar_fit_interpretation", "manual", manual_points=2.0),
-        Exercise("recurrent_unit", "function", (
-            Check(R.check_recurrent_unit_values, 1.5, "Row vectors: multiply by the transposed weight matrices."),
-            Check(R.check_recurrent_unit_single_example, 0.5, "x @ Win.T works for both (d_in,) and (B, d_in).",
-                  judges="own", hints={"raised": "x @ Win.T and h_prev @ Wrec.T work for both (d_in,) and (B, d_in) inputs; "
-                                                  "avoid indexing or transposing the batch axis."}),
-            Check(R.check_recurrent_unit_gradients, 1.0, "Use torch operations only, so autograd can follow them.",
-                  judges="own"),
-        ), probe=R.probe_recurrent_unit),
-        Exercise("ar_as_recurrent", "function", (
-            Check(R.check_ar_as_recurrent_shapes, 0.5, "One hidden unit per remembered input is enough.", judges="format"),
-            Check(R.check_ar_as_recurrent_reproduces_ar_model, 1.5,
-                  "Let the hidden state hold the last s inputs; Wrec shifts them by one each step."),
-        ), probe=R.probe_ar_as_recurrent),
-        Exercise("forward", "function", (
-            Check(R.check_forward_composes_recurrent_unit, 1.5, "Start from h = 0 and feed seqs[:, t] at step t."),
-            Check(R.check_forward_gradients, 0.5, "Keep every step in torch so autograd can follow the loop.", judges="own"),
-            Check(R.check_forward_batch_permutation_equivariance, 0.5, "Treat every row of the batch the same way.",
-                  judges="own"),
-            Check(R.check_forward_batch_independence, 0.5, "Do not mix information between sequences of the batch.",
-                  judges="own"),
-            Check(R.check_forward_is_vectorized, 1.0, "Loop over time only; each step handles the whole batch.",
-                  judges="own"),
-        ), requires=("recurrent_unit",), probe=R.probe_forward),
-        Exercise("CAUSAL_MASK_CHOICE", "answer", (Check(A.check_answer_causal_mask_choice, 1.0),)),
-        Exercise("SELF_ATTENTION_IS_CAUSAL", "answer", (Check(A.check_answer_self_attention_is_causal, 1.0),)),
-        Exercise("causal_mask", "function", (
-            Check(T.check_causal_mask_shape_and_dtype, 0.5, "torch.zeros(T, T) has the right shape and dtype.",
-                  judges="format"),
-            Check(T.check_causal_mask_values, 1.5, "Use float('-inf') strictly above the diagonal (torch.triu with diagonal=1)."),
-        ), probe=T.probe_causal_mask),
-        Exercise("masked_self_attention", "function", (
-            Check(T.check_masked_self_attention_values, 1.0, "Scale by 1/sqrt(d_k), add the mask, softmax over the keys (last axis)."),
-            Check(T.check_masked_self_attention_single_sequence, 0.25, "Treat sequence b of a batch as you treat it alone.",
-                  judges="own", hints={"raised": "Transpose the last two axes of K (K.transpose(-2, -1)), not the first two, "
-                                                  "so the same code works for (T, d) and (B, T, d)."}),
-            Check(T.check_masked_self_attention_causality, 1.0, "The mask must be added before the softmax.", judges="own"),
-            Check(T.check_masked_self_attention_gradients, 0.5, "Use torch operations only, so autograd can follow them.",
-                  judges="own"),
-            Check(T.check_masked_self_attention_half_precision, 0.25,
-                  "Compute in the input's dtype; float16 has about 3 significant digits.", judges="own"),
-        ), requires=("causal_mask",), probe=T.probe_masked_self_attention),
-        Exercise("QKV_PARAM_COUNT", "answer", (Check(A.check_answer_qkv_param_count, 1.0),)),
-        Exercise("qkv_param_count", "function", (
-            Check(T.check_qkv_param_count_matches_torch, 1.0, "The projections have no bias here."),
-        )),
-        Exercise("mha_param_count", "function", (
-            Check(T.check_mha_param_count_matches_torch, 1.5,
-                  "Heads split d_model; the output projection counts too, and so do biases when bias=True."),
-            Check(T.check_mha_param_count_rejects_indivisible_heads, 0.5, "Raise ValueError before counting.",
-                  judges="own"),
-        ), probe=T.probe_mha_param_count),
-    ),
-)
-
-ASSIGNMENTS: dict[str, Assignment] = {SEQUENCE_MODELS.id: SEQUENCE_MODELS}
+ASSIGNMENTS: dict[str, Assignment] = _collect()
+SEQUENCE_MODELS = ASSIGNMENTS["sequence_models"]
 
 
 def get_assignment(name: str) -> Assignment:

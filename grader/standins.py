@@ -14,6 +14,7 @@ matches a composition of this other unit really composes the function it was giv
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -65,11 +66,13 @@ class StandIn:
         try:
             with torch.enable_grad():  # in-process, this runs inside the student's backward pass, where grad is off
                 out = self.fn(*leaves)
-            wrt = [a for a in leaves if isinstance(a, torch.Tensor) and a.requires_grad]
-            if not isinstance(cotangent, torch.Tensor) or tuple(cotangent.shape) != tuple(out.shape):
-                raise ValueError(f"{self.name}: the gradient flowing back has the wrong shape")
-            with torch.enable_grad():
-                got = iter(torch.autograd.grad((out * cotangent.to(out.dtype)).sum(), wrt, allow_unused=True))
+                outs, cots = (list(out), cotangent) if isinstance(out, (list, tuple)) else ([out], [cotangent])
+                wrt = [a for a in leaves if isinstance(a, torch.Tensor) and a.requires_grad]
+                if not isinstance(cots, (list, tuple)) or len(cots) != len(outs) or not all(
+                        isinstance(c, torch.Tensor) and tuple(c.shape) == tuple(o.shape) for o, c in zip(outs, cots)):
+                    raise ValueError(f"{self.name}: the gradient flowing back has the wrong shape")
+                objective = sum((o * c.to(o.dtype)).sum() for o, c in zip(outs, cots) if o.requires_grad)
+                got = iter(torch.autograd.grad(objective, wrt, allow_unused=True))
         except (TypeError, ValueError, RuntimeError) as exc:
             raise HelperError(type(exc).__name__, str(exc)) from None
         grads = []
@@ -82,10 +85,31 @@ class StandIn:
         return grads
 
 
+def _reference(module: str, name: str) -> Callable:
+    """``reference.<module>.<name>``, looked up when first called (so this table imports nothing heavy)."""
+    def fn(*args):
+        return getattr(importlib.import_module(f"reference.{module}"), name)(*args)
+    fn.__name__ = name
+    return fn
+
+
+# Parameters are named in order; "mask=null" gives one a default (a JSON literal) the stub fills in.
 STAND_INS: dict[str, StandIn] = {
+    # sequence_models
     "recurrent_unit": StandIn("recurrent_unit", ("x", "h_prev", "Wrec", "Win"), other_unit),
     "seq2col": StandIn("seq2col", ("seq", "filter_size"), reference.seq2col),
     "causal_mask": StandIn("causal_mask", ("T",), reference.causal_mask),
+    # attention
+    "scaled_dot_product_attention": StandIn("scaled_dot_product_attention", ("Q", "K", "V", "mask=null"),
+                                            _reference("transformer", "scaled_dot_product_attention")),
+    "multi_head_attention": StandIn("multi_head_attention", ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask=null"),
+                                    _reference("transformer", "multi_head_attention")),
+    "layer_norm": StandIn("layer_norm", ("x", "gamma", "beta", "eps=1e-05"), _reference("transformer", "layer_norm")),
+    # recursive_attention
+    "attention_partial": StandIn("attention_partial", ("q", "K", "V"), _reference("recursive", "attention_partial")),
+    "merge": StandIn("merge", ("a", "b"), _reference("recursive", "merge")),
+    # rnn_lm
+    "rnn_lm_states": StandIn("rnn_lm_states", ("tokens", "E", "W_xh", "W_hh", "b_h"), _reference("rnn_lm", "rnn_lm_states")),
 }
 
 

@@ -1,0 +1,1 @@
+"""One module per assignment, each defining ``ASSIGNMENT``; grader.registry collects them."""

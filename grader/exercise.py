@@ -1,0 +1,88 @@
+"""What an assignment is made of: exercises, their checks and points (frozen, declared per assignment).
+
+Each assignment declares its exercises in its own module under :mod:`grader.assignments`; points
+there are the single source of truth: the notebook's autograded cells must carry the same points (a
+test compares them), and ``seqgrade list`` prints them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from .standins import STAND_INS
+
+
+JUDGES = ("reference", "format", "own")
+
+
+@dataclass(frozen=True)
+class Check:
+    func: Callable
+    points: float
+    hint: str = ""  # for wrong values; other kinds of failure get hints of their own (checks.base.KIND_HINTS)
+    # "reference": compares values with the reference; "format": compares only types, shapes and dtypes
+    # with it; "own": a property of the student's own function. After the first failure of a reference or
+    # format check, another one's failure says "not judged" instead of repeating the difference; format
+    # and own checks pay only when the exercise's probe finds that the function does real work.
+    judges: str = "reference"
+    hints: Mapping[str, str] = field(default_factory=dict)  # failure kind -> hint, overriding the defaults
+
+    def __post_init__(self):
+        if self.judges not in JUDGES:
+            raise ValueError(f"{self.name}: judges must be one of {JUDGES}; got {self.judges!r}")
+
+    @property
+    def gated(self) -> bool:
+        return self.judges in ("format", "own")
+
+    @property
+    def name(self) -> str:
+        return self.func.__name__
+
+    @property
+    def property(self) -> str:
+        return (self.func.__doc__ or "").strip().splitlines()[0]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str  # the function or answer variable the student defines; also the notebook's grade_id
+    kind: str  # "function", "answer" or "manual"
+    checks: tuple[Check, ...] = ()
+    manual_points: float = 0.0
+    # Other student functions this exercise's function calls: each is replaced by a grader-served
+    # stand-in while it is graded (grader.standins), and must be graded earlier in the assignment.
+    requires: tuple[str, ...] = ()
+    # Returns why the student's function does no real work (constant, zeros, echo, always raises), or
+    # None; the "own" checks pay only when it returns None.
+    probe: Callable | None = None
+
+    @property
+    def points(self) -> float:
+        return self.manual_points if self.kind == "manual" else sum(c.points for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    id: str
+    notebook: str
+    exercises: tuple[Exercise, ...]
+    modules: tuple[str, ...] = ()  # helper modules shipped beside the notebook (imported, inert, when grading)
+
+    def __post_init__(self):
+        seen: set[str] = set()
+        for e in self.exercises:
+            missing = [r for r in e.requires if r not in seen or r not in STAND_INS]
+            if missing:
+                raise ValueError(f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a stand-in")
+            seen.add(e.id)
+
+    @property
+    def max_score(self) -> float:
+        return sum(e.points for e in self.exercises)
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        for e in self.exercises:
+            if e.id == exercise_id:
+                return e
+        raise KeyError(f"{self.id} has no exercise {exercise_id!r}")
