@@ -30,6 +30,9 @@ class Reply:
     grads: tuple | None = None  # one gradient per requested argument; None when the output was not differentiable
     again: Any = None  # with ``again=True``: the value of a second call on the very same argument objects
     served: tuple[Served, ...] = ()  # recorded by the grader, never reported by the student's process
+    # With ``measure_memory=True``: the most memory the student's process held during the call beyond what
+    # it held before, in bytes, measured by the grader from /proc (None where it cannot be measured).
+    peak_bytes: int | None = None
 
 
 class StudentRaised(Exception):
@@ -111,5 +114,6 @@ class StudentCode(Protocol):
     def get(self, name: str) -> Any: ...
 
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
-             again: bool = False, stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply: ...
+             again: bool = False, stand_ins: Mapping[str, StandInHandler] | None = None,
+             measure_memory: bool = False) -> Reply: ...
 

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 from .. import execute, invoke
 from ..calls import Reply, Served, StandInHandler, serve_helper
 from ..codec import decode_frame, encode_message
+from ..sandbox.isolation import PeakMemory
 from .replies import to_reply
 
 
@@ -44,9 +45,10 @@ class InProcess:
         return to_reply(name, *self._request({"op": "get", "name": name}, {})).value
 
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
-             stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply:
+             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False) -> Reply:
         request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
                    "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
         log: list[Served] = []
+        peak = PeakMemory("self") if measure_memory else None
         reply = self._request(request, {"args": list(args), "cotangent": cotangent}, stand_ins, log)
-        return to_reply(name, *reply, log)
+        return to_reply(name, *reply, log, peak.stop() if peak else None)

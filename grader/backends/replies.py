@@ -5,7 +5,7 @@ from ..calls import Reply, Served, StudentMissing, StudentRaised
 from ..errors import ProtocolError
 
 
-def to_reply(name: str, message: dict, values: dict, served: list[Served] = ()) -> Reply:
+def to_reply(name: str, message: dict, values: dict, served: list[Served] = (), peak_bytes: int | None = None) -> Reply:
     """``served`` is the grader's own record of the stand-in calls it answered during this call."""
     if not message.get("ok"):
         if message.get("missing"):
@@ -17,4 +17,4 @@ def to_reply(name: str, message: dict, values: dict, served: list[Served] = ()) 
                             str(error.get("where", ""))[:100])
     grads = values.get("grads")
     return Reply(value=values.get("value"), grads=tuple(grads) if isinstance(grads, list) else None,
-                 again=values.get("again"), served=tuple(served))
+                 again=values.get("again"), served=tuple(served), peak_bytes=peak_bytes)

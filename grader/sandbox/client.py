@@ -319,7 +319,7 @@ class Session:
         return to_reply(name, *self._request({"op": "get", "name": name}, {}, name)).value
 
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
-             stand_ins: Mapping[str, StandInHandler] | None = None) -> Reply:
+             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False) -> Reply:
         if name in self._broken:
             first = self._broken[name]
             raise type(first)(f"{first.message} (in an earlier check, so it was not called again)")
@@ -329,8 +329,11 @@ class Session:
                    "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
         log: list[Served] = []
         try:
+            if self.sock is None:
+                self._start()
+            peak = isolation.PeakMemory(self.pgid) if measure_memory and self.pgid else None
             reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log)
-            return to_reply(name, *reply, log)
+            return to_reply(name, *reply, log, peak.stop() if peak else None)
         except (StudentTimeout, StudentCrashed) as exc:
             if time.monotonic() < self.deadline:
                 self._broken.setdefault(name, exc)

@@ -1,0 +1,113 @@
+"""Each assignment's own corpus (tests/corpus/courses/<assignment>/): wrong, degenerate and alternative
+solutions, written as replacements of cells of the assignment's solution notebook.
+
+- ``wrong/<name>.py``: ``REPLACE`` and ``FAILS`` ({exercise: [exactly the checks that fail]}): every
+  other check of every exercise keeps its points;
+- ``degenerate/<name>.py``: ``REPLACE``; the replaced exercises earn nothing from any check, the others
+  keep full marks;
+- ``alternative/<name>.py``: ``REPLACE`` with another correct form; full marks.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from .build import Entry, load
+
+HERE = Path(__file__).parent / "courses"
+KINDS = ("wrong", "degenerate", "alternative")
+
+
+def assignments_with_corpus() -> list[str]:
+    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) \
+        if HERE.is_dir() else []
+
+
+def entries(assignment: str, kind: str) -> list[Entry]:
+    folder = HERE / assignment / kind
+    if not folder.is_dir():
+        return []
+    return [Entry(kind, e.name, e.doc, e.data) for e in load(str(folder.relative_to(Path(__file__).parent)))]
+
+
+def all_entries(assignment: str) -> dict[str, Entry]:
+    return {f"{kind}-{e.name}": e for kind in KINDS for e in entries(assignment, kind)}
+
+
+def replaced(solution: dict, replace: dict) -> dict:
+    nb = copy.deepcopy(solution)
+    for cell in nb["cells"]:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in replace:
+            cell["source"] = replace[gid]
+    return nb
+
+
+def build(assignment: str, solution: Path, dest: Path) -> dict[str, Entry]:
+    """Write one notebook per entry (``<kind>-<name>.ipynb``) into ``dest``; return {student id: entry}."""
+    dest.mkdir(parents=True, exist_ok=True)
+    base = json.loads(solution.read_text())
+    made = all_entries(assignment)
+    for student, e in made.items():
+        (dest / f"{student}.ipynb").write_text(json.dumps(replaced(base, e.data["REPLACE"]), indent=1) + "\n")
+    return made
+
+
+def expected_problems(assignment, entry: Entry, result: dict) -> list[str]:
+    """How a graded result (results JSON, as a dict) departs from what the entry declares; [] when it does not."""
+    full = {e.id: e.points for e in assignment.exercises if e.kind != "manual"}
+    got = {e["id"]: e for e in result.get("exercises", []) if e["id"] in full}
+    problems = []
+    if set(got) != set(full):
+        return [f"graded exercises {sorted(got)} are not the assignment's {sorted(full)}"]
+    replace = entry.data.get("REPLACE", {})
+    for ex_id, points in full.items():
+        ex = got[ex_id]
+        failed = [c["name"] for c in ex["checks"] if c["status"] != "passed"]
+        if entry.kind == "wrong" and ex_id in entry.data["FAILS"]:
+            if failed != list(entry.data["FAILS"][ex_id]):
+                problems.append(f"{ex_id}: failed {failed}, declared {entry.data['FAILS'][ex_id]}")
+            if not ex.get("root_cause"):
+                problems.append(f"{ex_id}: the feedback names no root cause")
+        elif entry.kind == "degenerate" and ex_id in replace:
+            earned = [c["name"] for c in ex["checks"] if c["points"]]
+            if earned:
+                problems.append(f"{ex_id}: degenerate code earned points from {earned}")
+        elif ex["score"] != points:
+            problems.append(f"{ex_id}: {ex['score']} of {points} points; failed {failed}: "
+                            + "; ".join(c["message"][:300] for c in ex["checks"] if c["status"] != "passed"))
+    return problems
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m tests.corpus.courses ASSIGNMENT [ENTRY...]``: grade the corpus in-process (fast, for
+    authoring; the tests grade it through the sandbox) and print each entry's departures from its declaration."""
+    import tempfile
+
+    from grader.grading import Grader
+    from grader.registry import get_assignment
+    from grader.release import release
+
+    assignment = get_assignment(argv[0])
+    with tempfile.TemporaryDirectory() as tmp:
+        solution = release(assignment.id, Path(tmp) / "solution", solutions=True) / assignment.notebook
+        made = build(assignment.id, solution, Path(tmp) / "submissions")
+        made = {"honest": Entry("alternative", "honest", "the solution"), **made}
+        (Path(tmp) / "submissions" / "honest.ipynb").write_text(solution.read_text())
+        bad = 0
+        with Grader(backend="inprocess") as grader:
+            for student, entry in made.items():
+                if len(argv) > 1 and not any(a in student for a in argv[1:]):
+                    continue
+                result = grader.grade(Path(tmp) / "submissions" / f"{student}.ipynb", assignment.id)
+                problems = expected_problems(assignment, entry, result.to_dict())
+                bad += bool(problems)
+                print(("ok  " if not problems else "BAD ") + student + "".join(f"\n      {p}" for p in problems))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_main(sys.argv[1:]))
