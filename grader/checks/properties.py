@@ -53,6 +53,13 @@ class Degenerate(str):
         return self
 
 
+def _echoes(out, args) -> bool:
+    """``out`` is one of ``args``, or a tuple made only of them."""
+    if any(_same(out, a) for a in args):
+        return True
+    return isinstance(out, (tuple, list)) and len(out) > 0 and all(any(_same(o, a) for a in args) for o in out)
+
+
 def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str | None:
     """Why ``name`` does no real work on ``cases`` (valid inputs whose correct answers differ, are not
     all zero and are none of the inputs), or None when it does some."""
@@ -69,7 +76,7 @@ def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str |
         return Degenerate("it returns only zeros")
     if all(_same(out, outs[0]) for out in outs[1:]):
         return Degenerate(f"it returns the same value, {describe(outs[0])}, for every input")
-    if all(any(_same(out, a) for a in args) for out, args in zip(outs, cases)):
+    if all(_echoes(out, args) for out, args in zip(outs, cases)):
         return Degenerate("it returns one of its inputs unchanged")
     return None
 

@@ -1,0 +1,236 @@
+"""Self-checks for the recursive_attention notebook. Run them as often as you like.
+
+Each check tests a property your code must have (a worked example you can verify by hand, agreement
+with torch's own attention, associativity of the merge, finite results for huge scores, small memory).
+When a property fails, hypothesis shrinks the input to a small example and the check prints it with
+what was expected. Passing these checks is a good sign, not a guarantee: the grader checks more.
+This file needs only numpy, torch and hypothesis.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import tempfile
+import traceback
+import warnings
+
+# Keep hypothesis's cache out of your assignment folder.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "selfcheck-hypothesis"))
+
+import numpy as np
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+_SETTINGS = settings(max_examples=25, derandomize=True, database=None, deadline=None,
+                     suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+
+
+class PropertyFailed(AssertionError):
+    pass
+
+
+def _run(title: str, prop) -> bool:
+    """Run one property; print a line saying whether it holds, and the smallest counterexample if not."""
+    sink = io.StringIO()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
+            warnings.simplefilter("ignore")
+            prop()
+    except NotImplementedError:
+        print(f"[ ] {title}: not implemented yet")
+        return False
+    except PropertyFailed as exc:
+        print(f"[x] {title}\n    {exc}")
+        return False
+    except Exception as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "selfcheck" not in f.filename]
+        where = f" (line {frames[-1].lineno} of your cell)" if frames else ""
+        print(f"[x] {title}\n    your code raised {type(exc).__name__}: {exc}{where}")
+        return False
+    print(f"[ok] {title}")
+    return True
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise PropertyFailed(message)
+
+
+def _randn(seed, *shape):
+    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape))
+
+
+def _close(a, b, tol=1e-6) -> bool:
+    a = torch.as_tensor(a, dtype=torch.float64)
+    b = torch.as_tensor(b, dtype=torch.float64)
+    return a.shape == b.shape and bool(torch.allclose(a, b, rtol=tol, atol=tol, equal_nan=False))
+
+
+def _state(x, what):
+    _require(isinstance(x, (tuple, list)) and len(x) == 2 and all(isinstance(t, torch.Tensor) for t in x),
+             f"{what} should return a pair (s, v) of torch tensors; got {type(x).__name__}")
+    return x
+
+
+def _softmax_attention(q, K, V):
+    """The definition, written out: for checking blockwise code on small inputs."""
+    scores = q @ K.T / math.sqrt(q.shape[-1])
+    return torch.softmax(scores, dim=-1) @ V, torch.logsumexp(scores, dim=-1)
+
+
+def check_attention_partial(attention_partial) -> bool:
+    def worked_example():
+        # One query q = (2, 0) and two keys in d = 2: the scaled scores are q.k / sqrt(2) = (sqrt(2), 0).
+        q = torch.tensor([2.0, 0.0], dtype=torch.float64)
+        K = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+        V = torch.tensor([[1.0], [3.0]], dtype=torch.float64)
+        s, v = _state(attention_partial(q, K, V), "attention_partial")
+        a = 2 / math.sqrt(2)  # scores (a, 0)
+        want_s = math.log(math.exp(a) + 1)
+        want_v = (math.exp(a) * 1 + 3) / (math.exp(a) + 1)
+        _require(s.shape == () and v.shape == (1,), f"for one query s should have shape () and v shape (1,); got "
+                                                    f"{tuple(s.shape)} and {tuple(v.shape)}")
+        _require(_close(s, want_s), f"q = (2, 0), keys (1, 0) and (0, 1): the scaled scores are (sqrt(2), 0), so s = "
+                                    f"log(e^sqrt(2) + 1) = {want_s:.6f}; got {float(s):.6f}")
+        _require(_close(v, [want_v]), f"q = (2, 0), keys (1, 0) and (0, 1), values 1 and 3: v = {want_v:.6f}; "
+                                      f"got {v.tolist()}")
+
+    @_SETTINGS
+    @given(st.integers(1, 3), st.integers(0, 4), st.integers(1, 4), st.integers(0, 999))
+    def shapes_empty_and_huge(Nq, Nk, d, seed):
+        q, K, V = _randn(seed, Nq, d), _randn(seed + 1, Nk, d), _randn(seed + 2, Nk, 2)
+        s, v = _state(attention_partial(q, K, V), "attention_partial")
+        _require(s.shape == (Nq,) and v.shape == (Nq, 2),
+                 f"Nq={Nq}, Nk={Nk}: s and v should have shapes ({Nq},) and ({Nq}, 2); got {tuple(s.shape)}, {tuple(v.shape)}")
+        if Nk == 0:
+            _require(bool(torch.all(s == -math.inf)) and bool(torch.all(v == 0)),
+                     f"with no keys the state must be s = -inf, v = 0; got s = {s.tolist()}, v = {v.tolist()}")
+            return
+        s2, v2 = _state(attention_partial(q * 1e4, K, V), "attention_partial")
+        _require(bool(torch.isfinite(s2).all() and torch.isfinite(v2).all()),
+                 f"Nq={Nq}, Nk={Nk}, d={d}: with scores around 1e4 the state is not finite (exp overflowed)")
+
+    return (_run("attention_partial: the worked example", worked_example)
+            & _run("attention_partial: shapes, no keys, huge scores", shapes_empty_and_huge))
+
+
+def check_merge(merge) -> bool:
+    def by_hand():
+        # a: one key with score 0 and value 2 -> (log 1, 2); b: keys whose exps sum to 3, average value 6 -> (log 3, 6);
+        # c: exps summing to 4, average value -1 -> (log 4, -1). Union of a and b: (log 4, (1*2 + 3*6)/4 = 5);
+        # of all three: (log 8, (2 + 18 - 4)/8 = 2).
+        t = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
+        a, b, c = (t(0.0), t([2.0])), (t(math.log(3)), t([6.0])), (t(math.log(4)), t([-1.0]))
+        s, v = _state(merge(a, b), "merge")
+        _require(_close(s, math.log(4)) and _close(v, [5.0]),
+                 f"merge((log 1, [2]), (log 3, [6])) should be (log 4 = {math.log(4):.6f}, [5]); got ({float(s):.6f}, {v.tolist()})")
+        left = _state(merge(_state(merge(a, b), "merge"), c), "merge")
+        right = _state(merge(a, _state(merge(b, c), "merge")), "merge")
+        _require(_close(left[0], math.log(8)) and _close(left[1], [2.0]),
+                 f"merge(merge(a, b), c) should be (log 8, [2]); got ({float(left[0]):.6f}, {left[1].tolist()})")
+        _require(_close(left[0], right[0]) and _close(left[1], right[1]),
+                 f"merge(merge(a, b), c) = ({float(left[0]):.6f}, {left[1].tolist()}) but merge(a, merge(b, c)) = "
+                 f"({float(right[0]):.6f}, {right[1].tolist()}): the merge is not associative")
+
+    def empty_and_extremes():
+        t = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
+        a, empty = (t(0.5), t([1.0, -2.0])), (t(-math.inf), t([0.0, 0.0]))
+        for x, y, what in ((a, empty, "merge(a, empty)"), (empty, a, "merge(empty, a)")):
+            s, v = _state(merge(x, y), "merge")
+            _require(_close(s, 0.5) and _close(v, [1.0, -2.0]), f"{what} should be a = (0.5, [1, -2]); got ({float(s)}, {v.tolist()})")
+        s, v = _state(merge(empty, empty), "merge")
+        _require(float(s) == -math.inf and bool(torch.all(v == 0)),
+                 f"merge(empty, empty) should be empty (-inf, [0, 0]); got ({float(s)}, {v.tolist()}) (watch for -inf - -inf = nan)")
+        s, v = _state(merge((t(1e4), t([1.0])), (t(1e4 + math.log(3)), t([5.0]))), "merge")
+        _require(_close(s, 1e4 + math.log(4)) and _close(v, [4.0]),
+                 f"merge((1e4, [1]), (1e4 + log 3, [5])) should be (1e4 + log 4, [4]); got ({float(s)}, {v.tolist()})")
+
+    return (_run("merge: the worked example, by hand, and associativity", by_hand)
+            & _run("merge: the empty state and huge scores", empty_and_extremes))
+
+
+def _peak_memory_mib(fn):
+    """Run fn(); return (its result, the most memory this process gained meanwhile in MiB), or None for
+    the memory where Linux's /proc is not available."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        with open("/proc/self/status") as f:
+            start = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
+    except (OSError, StopIteration, ValueError):
+        return fn(), None
+    out = fn()
+    with open("/proc/self/status") as f:
+        peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM"))
+    return out, (peak - start) / 1024
+
+
+def check_online_softmax_attention(online_softmax_attention) -> bool:
+    @_SETTINGS
+    @given(st.integers(0, 3), st.integers(1, 9), st.integers(1, 4), st.integers(1, 5), st.integers(0, 999))
+    def matches_softmax(Nq, Nk, d, block, seed):
+        q = _randn(seed, Nq, d) if Nq else _randn(seed, d)
+        K, V = _randn(seed + 1, Nk, d), _randn(seed + 2, Nk, 3)
+        y = online_softmax_attention(q, K, V, block)
+        want = _softmax_attention(q, K, V)[0]
+        _require(isinstance(y, torch.Tensor) and y.shape == want.shape,
+                 f"q of shape {tuple(q.shape)}, Nk={Nk}: expected a tensor of shape {tuple(want.shape)}; got {getattr(y, 'shape', y)}")
+        _require(_close(y, want), f"q of shape {tuple(q.shape)}, Nk={Nk}, d={d}, block_size={block}: the result differs "
+                                  f"from softmax(q K^T / sqrt(d)) V by {float((y - want).abs().max()):.3g}")
+        y2 = online_softmax_attention(q * 1e4, K, V, block)
+        _require(bool(torch.isfinite(y2).all()), f"q of shape {tuple(q.shape)}, Nk={Nk}, block_size={block}: with scores "
+                                                 f"around 1e4 the result is not finite")
+
+    def small_memory():
+        q, K, V = _randn(1, 256, 4).float(), _randn(2, 16384, 4).float(), _randn(3, 16384, 4).float()
+        _, mib = _peak_memory_mib(lambda: online_softmax_attention(q, K, V, 256))
+        if mib is not None:
+            _require(mib < 8, f"for 256 queries and 16384 keys (block_size 256) your function held {mib:.0f} MiB more "
+                              f"at its peak; the whole score matrix is 16 MiB, one block 0.25 MiB")
+
+    return (_run("online_softmax_attention: equals softmax attention, any block size, huge scores", matches_softmax)
+            & _run("online_softmax_attention: never holds the whole score matrix (Linux only)", small_memory))
+
+
+def check_tiled_attention(tiled_attention) -> bool:
+    @_SETTINGS
+    @given(st.integers(1, 9), st.integers(1, 9), st.integers(1, 4), st.integers(1, 5), st.integers(1, 5),
+           st.booleans(), st.integers(0, 999))
+    def matches_torch(Nq, Nk, d, block_q, block_k, causal, seed):
+        Nk = Nq if causal else Nk
+        Q, K, V = _randn(seed, Nq, d), _randn(seed + 1, Nk, d), _randn(seed + 2, Nk, 2)
+        got = tiled_attention(Q, K, V, block_q, block_k, causal)
+        _require(isinstance(got, (tuple, list)) and len(got) == 2, "tiled_attention should return a pair (O, lse)")
+        O, lse = got
+        want = torch.nn.functional.scaled_dot_product_attention(Q, K, V, is_causal=causal)
+        scores = Q @ K.T / math.sqrt(d)
+        if causal:
+            scores = scores.masked_fill(torch.ones(Nq, Nk, dtype=torch.bool).triu(1), -math.inf)
+        call = f"Nq={Nq}, Nk={Nk}, d={d}, block_q={block_q}, block_k={block_k}, causal={causal}"
+        _require(isinstance(O, torch.Tensor) and O.shape == want.shape, f"{call}: O should have shape {tuple(want.shape)}")
+        _require(_close(O, want), f"{call}: O differs from torch's scaled_dot_product_attention by "
+                                  f"{float((O - want).abs().max()):.3g}")
+        _require(isinstance(lse, torch.Tensor) and _close(lse, torch.logsumexp(scores, -1)),
+                 f"{call}: lse is not the log-sum-exp of each row's (masked) scaled scores")
+
+    def small_memory():
+        Q, K, V = (_randn(i, 2048, 4).float() for i in range(3))
+        _, mib = _peak_memory_mib(lambda: tiled_attention(Q, K, V, 128, 128))
+        if mib is not None:
+            _require(mib < 8, f"for N = 2048 (blocks of 128) your function held {mib:.0f} MiB more at its peak; the "
+                              f"whole score matrix is 16 MiB, one tile 64 KiB")
+
+    return (_run("tiled_attention: equals torch's attention, any blocks, causal or not", matches_torch)
+            & _run("tiled_attention: never holds the whole score matrix (Linux only)", small_memory))
+
+
+def check_attention_io(attention_io) -> bool:
+    def worked_example():
+        got = attention_io(1024, 64, 65536)
+        _require(tuple(got) == (4456448, 917504), f"attention_io(1024, 64, 65536) should be (4456448, 917504), the "
+                                                  f"worked example; got {got}")
+
+    return _run("attention_io: the worked example", worked_example)

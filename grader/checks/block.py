@@ -1,0 +1,182 @@
+"""Checks for transformer_block and the counting exercises (attention_weights_bytes, block_param_count).
+
+``transformer_block`` is graded with stand-ins (the reference ``layer_norm`` and ``multi_head_attention``)
+in place of the student's helpers, so its values are compared with the reference block built from the
+same helpers, itself tested against ``torch.nn.TransformerEncoderLayer(norm_first=True, dropout=0.0)``.
+"""
+from __future__ import annotations
+
+import functools
+
+import torch
+from hypothesis import strategies as st
+
+from reference import transformer as ref
+
+from ..compare import compare_arrays, describe
+from ..strategies import gaussian
+from .attention import whole_number
+from .base import CheckFailed, Lazy, Passed, call, diagnose, fail_if, for_all, format_call
+from .positions import RTOL, ATOL, assert_causal, assert_permutation_equivariant, not_mixing
+from .properties import degeneracy
+
+NAME = "transformer_block"
+
+
+def block_params(seed: int, D: int) -> dict:
+    """A params dict for transformer_block (the keys of ``reference.transformer.BLOCK_PARAM_NAMES``)."""
+    g = iter(range(seed + 1, seed + 20))
+    return {
+        "ln1_gamma": 1 + gaussian(next(g), D) / 4, "ln1_beta": gaussian(next(g), D) / 4,
+        "Wq": gaussian(next(g), D, D), "Wk": gaussian(next(g), D, D), "Wv": gaussian(next(g), D, D),
+        "Wo": gaussian(next(g), D, D) / 2,
+        "ln2_gamma": 1 + gaussian(next(g), D) / 4, "ln2_beta": gaussian(next(g), D) / 4,
+        "W1": gaussian(next(g), D, 4 * D) / 2, "b1": gaussian(next(g), 4 * D) / 4,
+        "W2": gaussian(next(g), 4 * D, D) / 2, "b2": gaussian(next(g), D) / 4,
+    }
+
+
+def block_inputs(case) -> list:
+    """``[x, params, n_heads, causal]`` for ``(batched, N, H, Dh, causal, seed)``; D = H * Dh."""
+    batched, N, H, Dh, causal, seed = case
+    D = H * Dh
+    return [gaussian(seed, *((2,) if batched else ()), N, D), block_params(seed, D), H, causal]
+
+
+def block_cases(*, causal=(False, True), min_n: int = 1):
+    return st.tuples(st.booleans(), st.integers(min_n, 4), st.integers(1, 2), st.integers(1, 2),
+                     st.sampled_from(causal), st.integers(0, 2**16))
+
+
+SMALL = (True, 3, 2, 2, True, 0)
+
+
+def show(args) -> str:
+    """The call as messages show it: the params dict by its keys and shapes, not its numbers."""
+    x, params, H, causal = args
+    shapes = ", ".join(f"{k}: {tuple(v.shape)}" for k, v in params.items())
+    return f"{NAME}({describe(x)}, params={{{shapes}}} (seed-drawn numbers), n_heads={H}, causal={causal})"
+
+
+def probe_transformer_block(student) -> str | None:
+    """transformer_block does some work: its result depends on x and is not x itself."""
+    return degeneracy(student, NAME, [block_inputs((False, 3, 2, 2, False, s)) for s in (1, 2)])
+
+
+def _variant(x, p, H, causal, *, pre=True, attn_residual=True, mlp_residual=True, act=torch.relu, causal_used=True):
+    mask = ref.causal_bool_mask(x.shape[-2]) if causal and causal_used else None
+
+    def ln(z, k):
+        return ref.layer_norm(z, p[f"ln{k}_gamma"], p[f"ln{k}_beta"])
+
+    def attn(z):
+        return ref.multi_head_attention(z, p["Wq"], p["Wk"], p["Wv"], p["Wo"], H, mask)
+
+    def mlp(z):
+        return act(z @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+
+    if pre:
+        h = (x if attn_residual else 0) + attn(ln(x, 1))
+        return (h if mlp_residual else 0) + mlp(ln(h, 2))
+    h = ln((x if attn_residual else 0) + attn(x), 1)  # post-norm: normalise after each residual sum
+    return ln((h if mlp_residual else 0) + mlp(h), 2)
+
+
+def _mistakes(args):
+    return [
+        (lambda: _variant(*args, pre=False), "This is post-norm (LN(x + MHA(x))); the block is pre-norm: "
+         "h = x + MHA(LN1(x)), y = h + MLP(LN2(h))."),
+        (lambda: _variant(*args, attn_residual=False, mlp_residual=False), "Both residual connections are missing: "
+         "add the sublayer's input to its output."),
+        (lambda: _variant(*args, attn_residual=False), "The residual around attention is missing: h = x + MHA(LN1(x))."),
+        (lambda: _variant(*args, mlp_residual=False), "The residual around the MLP is missing: y = h + MLP(LN2(h))."),
+        (lambda: _variant(*args, act=lambda z: z), "The MLP's ReLU is missing: relu(z W1 + b1) W2 + b2."),
+        (lambda: _variant(*args, causal_used=False), "With causal=True pass a causal bool mask (True where key j <= "
+         "query i, torch.ones(N, N, dtype=torch.bool).tril()) to multi_head_attention."),
+    ]
+
+
+def check_transformer_block_values(student):
+    """transformer_block equals torch.nn.TransformerEncoderLayer(norm_first=True, dropout=0.0) with the same weights."""
+
+    def prop(case):
+        args = block_inputs(case)
+        context = Lazy(lambda: f"for {show(args)}")
+        got = call(student, NAME, *args).value
+        fail_if(compare_arrays(got, ref.transformer_block(*args), rtol=RTOL, atol=ATOL), context,
+                hint=diagnose(got, _mistakes(args)))
+
+    for_all(block_cases(), prop, max_examples=6, examples=(SMALL, (False, 3, 1, 2, False, 1)))
+
+
+def check_transformer_block_causality(student):
+    """With causal=True, changing the input at position j leaves every output at i < j unchanged."""
+    figure: dict = {}
+    mixes: list[bool] = []
+
+    def prop(case):
+        args = block_inputs(case)
+        assert_causal(student, NAME, args, 0, tuple(args[0].shape), case[-1], mixes, figure, show=show)
+
+    for_all(block_cases(causal=(True,), min_n=2), prop, max_examples=2, examples=(SMALL,))
+    if not any(mixes):
+        raise not_mixing(NAME)
+    return Passed(figure=dict(figure))
+
+
+def check_transformer_block_permutation_equivariance(student):
+    """With causal=False, reordering the positions of x reorders the rows of the result the same way."""
+
+    def prop(case):
+        args = block_inputs(case)
+        assert_permutation_equivariant(student, NAME, args, 0, tuple(args[0].shape), case[-1], what="positions of x",
+                                       show=show)
+
+    for_all(block_cases(causal=(False,), min_n=2), prop, max_examples=2, examples=((True, 3, 2, 2, False, 0),),
+            unjudged=str(not_mixing(NAME).message).removeprefix("not judged: "))
+
+
+# --- counting --------------------------------------------------------------------------------------------
+
+def check_attention_weights_bytes_values(student):
+    """attention_weights_bytes(N, H, bytes_per_element) is the size in bytes of the H attention matrices of N x N entries."""
+
+    def prop(case):
+        N, H, dtype = case
+        size = torch.empty((), dtype=dtype).element_size()
+        context = format_call("attention_weights_bytes", (N, H, size))
+        got = whole_number(call(student, "attention_weights_bytes", N, H, size).value, context)
+        want = ref.attention_weights_bytes(N, H, size)
+        if got != want:
+            raise CheckFailed(f"{context} returned {got}; the {H} weight matrices of a sequence of length {N} in "
+                              f"{str(dtype).removeprefix('torch.')} (torch.empty({H}, {N}, {N}, dtype={dtype})) take "
+                              f"{want} bytes", hint="Each head has its own N x N matrix of weights.")
+
+    cases = st.tuples(st.integers(1, 4096), st.integers(1, 16), st.sampled_from([torch.float16, torch.float32, torch.float64]))
+    for_all(cases, prop, max_examples=8, examples=((1024, 8, torch.float16), (3, 1, torch.float32)))
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_block_count(D: int, bias: bool) -> int:
+    layer = torch.nn.TransformerEncoderLayer(D, 1, dim_feedforward=4 * D, bias=bias, device="meta")
+    return sum(p.numel() for p in layer.parameters())
+
+
+def check_block_param_count_matches_torch(student):
+    """block_param_count(D, bias) equals the parameters of torch.nn.TransformerEncoderLayer(D, nhead, 4 * D, bias=bias)."""
+
+    def prop(case):
+        D, bias = case
+        args = (D,) if bias is None else (D, bias)
+        context = format_call("block_param_count", args)
+        got = whole_number(call(student, "block_param_count", *args).value, context)
+        want = _torch_block_count(D, bias is not False)
+        if got != want:
+            raise CheckFailed(f"{context} returned {got}; torch.nn.TransformerEncoderLayer({D}, nhead, dim_feedforward="
+                              f"{4 * D}{'' if bias is None else f', bias={bias}'}) has {want} parameters",
+                              hint="Count the attention projections (Q, K, V, out), the two MLP layers and the two "
+                                   "LayerNorms, each with its biases when bias=True.")
+
+    for_all(st.tuples(st.integers(1, 64), st.sampled_from([None, True, False])), prop, max_examples=8,
+            examples=((8, None), (8, False)))
+

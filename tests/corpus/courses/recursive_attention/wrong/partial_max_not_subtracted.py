@@ -1,0 +1,9 @@
+"""Exponentiates the raw scores: exp(1e4) overflows."""
+
+REPLACE = {
+    'attention_partial': 'def attention_partial(q, K, V):\n    """The state (s, v) of query q (or queries, one per row) over the keys K with values V."""\n    if K.shape[0] == 0:  # no keys: the empty state\n        s = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)\n        return s, torch.zeros(*q.shape[:-1], V.shape[-1], dtype=V.dtype)\n    scores = q @ K.T / math.sqrt(q.shape[-1])  # (Nk,) or (Nq, Nk)\n    e = torch.exp(scores)\n    return torch.log(e.sum(-1)), (e / e.sum(-1, keepdim=True)) @ V',
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'attention_partial': ['check_attention_partial_large_scores'],
+}
