@@ -45,7 +45,7 @@ def main(out: Path = ROOT / "docs") -> int:
     work = Path(tempfile.mkdtemp(prefix="seqgrade-shots-"))
     try:
         existing = os.environ.get("SEQGRADE_DEMO_GRADED")  # reuse a demo's graded/ folder (the docs test does)
-        graded = Path(existing) if existing else run_demo(work / "demo", Console(quiet=True))
+        graded = Path(existing) if existing else run_demo(work / "demo", Console(quiet=True))["sequence_models"]
         shoot(browser, graded / "feedback" / "student02.html", out / "screenshot-feedback.png", 1400)
         shoot(browser, graded / "summary.html", out / "screenshot-summary.png", 1500)
     finally:

@@ -1,6 +1,7 @@
-"""``make demo``: release the assignment, write sample submissions, batch-grade them, show the results.
+"""``make demo``: for every assignment, release it, write sample submissions, batch-grade them, show the results.
 
-Everything comes from files in this repository; no network is needed.
+Everything comes from files in this repository; no network is needed. Each assignment gets its own
+folder ``OUT/<assignment>/`` with ``release/``, ``solution/``, ``submissions/`` and ``graded/``.
 """
 from __future__ import annotations
 
@@ -11,25 +12,32 @@ from rich.console import Console
 
 from .batch.progress import batch_progress
 from .batch.run import BatchConfig, run_batch
+from .batch.summary import print_batch_summary
+from .registry import ASSIGNMENTS
 from .release import release
-from .samples import make_samples
+from .samples import SAMPLES, make_samples
 
 
-def run_demo(out: Path, console: Console, *, count: int = 8, workers: int = 0) -> Path:
+def demo_assignment(assignment: str, out: Path, console: Console, *, count: int = 8, workers: int = 0) -> Path:
+    """Release ``assignment`` into ``out``, write ``count`` samples, grade them; return the graded folder."""
+    notebook = ASSIGNMENTS[assignment].notebook
+    student = release(assignment, out / "release")
+    solution = release(assignment, out / "solution", solutions=True)
+    console.print(f"[bold]{assignment}[/bold]: released the student version to {student} and the solution version to {solution}")
+    submissions = out / "submissions"
+    paths = make_samples(solution / notebook, submissions, count=count)
+    (submissions / "notes.txt").write_text("a stray file that is not a notebook\n")
+    console.print(f"wrote {len(paths)} sample submissions (correct, partly wrong, hostile, invalid) to {submissions}")
+    config = BatchConfig(submissions=str(submissions), assignment=assignment, outdir=str(out / "graded"), workers=workers)
+    with batch_progress(console, len(paths)) as progress:
+        report = run_batch(config, progress=progress)
+    print_batch_summary(console, report, Path(config.outdir))
+    return Path(config.outdir)
+
+
+def run_demo(out: Path, console: Console, *, count: int = 8, workers: int = 0) -> dict[str, Path]:
+    """The demo of every assignment that has sample submissions; {assignment: its graded folder}."""
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    student = release("sequence_models", out / "release")
-    solution = release("sequence_models", out / "solution", solutions=True)
-    console.print(f"released the student version to {student} and the solution version to {solution}")
-    submissions = out / "submissions"
-    paths = make_samples(solution / "sequence_models.ipynb", submissions, count=count)
-    (submissions / "notes.txt").write_text("a stray file that is not a notebook\n")
-    console.print(f"wrote {len(paths)} sample submissions (correct, partly wrong, hostile, invalid) to {submissions}")
-    config = BatchConfig(submissions=str(submissions), assignment="sequence_models", outdir=str(out / "graded"), workers=workers)
-    with batch_progress(console, len(paths)) as progress:
-        report = run_batch(config, progress=progress)
-    from .batch.summary import print_batch_summary
-
-    print_batch_summary(console, report, Path(config.outdir))
-    return Path(config.outdir)
+    return {a: demo_assignment(a, out / a, console, count=count, workers=workers) for a in ASSIGNMENTS if a in SAMPLES}

@@ -1,7 +1,8 @@
-"""Sample submissions made from the solution notebook: correct, partly wrong, hostile and invalid.
+"""Sample submissions made from an assignment's solution notebook: correct, partly wrong, hostile and invalid.
 
 Used by ``seqgrade demo`` and the benchmarks. Each sample replaces the source of some solution cells
-(found by grade_id) with other code, so they look like what students hand in.
+(found by grade_id) with other code, so they look like what students hand in. ``SAMPLES`` holds, per
+assignment, the wrong and the hostile replacements.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import nbformat
 
 from .fsutil import write_atomic
 
-WRONG = {
+SEQUENCE_MODELS_WRONG = {
     "seq2col": '''
 def seq2col(seq, filter_size):
     seq = np.asarray(seq)
@@ -50,7 +51,7 @@ def mha_param_count(d_model, n_heads, bias=True):
 ''',
 }
 
-HOSTILE = {
+SEQUENCE_MODELS_HOSTILE = {
     "imports": '''
 import numpy as np
 import torch
@@ -87,6 +88,55 @@ def ar_fit(seq, filter_size):
 }
 
 
+RECURSIVE_ATTENTION_WRONG = {
+    "attention_partial": '''
+def attention_partial(q, K, V):
+    scores = q @ K.T / q.shape[-1]  # scaled by 1/d
+    if K.shape[0] == 0:
+        return torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype), torch.zeros(*q.shape[:-1], V.shape[-1], dtype=V.dtype)
+    return torch.logsumexp(scores, -1), torch.softmax(scores, -1) @ V
+''',
+    "merge": '''
+def merge(a, b):
+    (s_a, v_a), (s_b, v_b) = a, b
+    s = torch.logaddexp(s_a, s_b)
+    return s, torch.exp(s_b - s)[..., None] * v_a + torch.exp(s_a - s)[..., None] * v_b  # weights swapped
+''',
+    "online_softmax_attention": '''
+def online_softmax_attention(q, K, V, block_size):
+    return torch.softmax(q @ K.T / math.sqrt(q.shape[-1]), dim=-1) @ V  # the whole score matrix at once
+''',
+    "TILING_DOES_NOT_HELP": 'TILING_DOES_NOT_HELP = "D"\n',
+}
+
+RECURSIVE_ATTENTION_HOSTILE = {
+    "imports": SEQUENCE_MODELS_HOSTILE["imports"].replace("import torch\n", "import torch\nimport math\n"),
+    "attention_partial": '''
+def attention_partial(q, K, V):
+    return Anything(), Anything()
+''',
+    "merge": '''
+def merge(a, b):
+    import os
+    os._exit(0)
+''',
+    "tiled_attention": '''
+def tiled_attention(Q, K, V, block_q, block_k, causal=False):
+    while True:
+        pass
+''',
+    "attention_io": '''
+def attention_io(N, d, M):
+    return open("/work/main/reference/recursive.py").read()
+''',
+}
+
+SAMPLES: dict[str, tuple[dict, dict]] = {
+    "sequence_models": (SEQUENCE_MODELS_WRONG, SEQUENCE_MODELS_HOSTILE),
+    "recursive_attention": (RECURSIVE_ATTENTION_WRONG, RECURSIVE_ATTENTION_HOSTILE),
+}
+
+
 def _replace_cells(nb, replacements: dict[str, str]):
     nb = nbformat.from_dict(nb)
     for cell in nb.cells:
@@ -97,8 +147,10 @@ def _replace_cells(nb, replacements: dict[str, str]):
 
 
 def make_samples(solution_notebook: str | Path, out_dir: str | Path, *, count: int = 6, seed: int = 0) -> list[Path]:
-    """Write ``count`` submissions (student ids ``student01``...) cycling through the four kinds."""
+    """Write ``count`` submissions (student ids ``student01``...) cycling through the four kinds, with the
+    wrong and hostile cells of the notebook's assignment (named in its metadata)."""
     base = nbformat.read(solution_notebook, as_version=4)
+    wrong, hostile = SAMPLES[base.metadata.get("seqgrade", {}).get("assignment", "sequence_models")]
     rng = random.Random(seed)
     out_dir = Path(out_dir)
     paths = []
@@ -110,10 +162,10 @@ def make_samples(solution_notebook: str | Path, out_dir: str | Path, *, count: i
             write_atomic(path, text[: rng.randrange(len(text) // 4, len(text) // 2)])  # truncated upload
         else:
             if kind == "partly_wrong":
-                chosen = sorted(rng.sample(sorted(WRONG), 3))
-                nb = _replace_cells(base, {k: WRONG[k] for k in chosen})
+                chosen = sorted(rng.sample(sorted(wrong), 3))
+                nb = _replace_cells(base, {k: wrong[k] for k in chosen})
             elif kind == "hostile":
-                nb = _replace_cells(base, HOSTILE)
+                nb = _replace_cells(base, hostile)
             else:
                 nb = base
             write_atomic(path, nbformat.writes(nb) + "\n")

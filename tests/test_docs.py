@@ -39,7 +39,8 @@ def workspace(tmp_path_factory, released):
     result = subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "demo", "--out", "demo-out"], cwd=ws,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert (ws / "demo-out" / "graded" / "grades.csv").is_file()
+    for assignment in ("sequence_models", "recursive_attention"):
+        assert (ws / "demo-out" / assignment / "graded" / "grades.csv").is_file(), assignment
     samples = make_samples(released[1], ws / "submissions", count=3)
     shutil.copy(samples[0], ws / "submission.ipynb")
     return ws
@@ -57,7 +58,7 @@ def test_every_command_in_the_docs_succeeds(workspace, doc):
         if command == "make screenshots" and not (shutil.which("chromium") or shutil.which("chromium-browser")):
             continue
         env = {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
-               "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "graded")}
+               "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "sequence_models" / "graded")}
         (workspace / "shots").mkdir(exist_ok=True)
         result = subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600, env=env)
         assert result.returncode == 0, f"{doc.name}: `{command}` failed:\n{result.stdout[-1500:]}\n{result.stderr[-1500:]}"

@@ -1,0 +1,163 @@
+"""Every assignment after sequence_models (which tests/test_assignment.py and tests/test_corpus.py cover in
+more depth): its source notebook agrees with the registry, its release leaks nothing, nbgrader's own
+autograde gives the solution full marks and the release nothing, and its corpus (tests/corpus/courses/)
+is graded through the sandbox, as a TA's batch would be, exactly as each entry declares."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from grader.batch.run import BatchConfig, run_batch
+from grader.registry import ASSIGNMENTS
+from grader.release import ASSIGNMENTS_ROOT, release
+
+from .corpus.courses import KINDS, all_entries, assignments_with_corpus, build, entries, expected_problems
+
+COURSES = [a for a in ASSIGNMENTS if a != "sequence_models"]
+CORPUS = [(a, f"{kind}-{e.name}") for a in assignments_with_corpus() for kind in KINDS for e in entries(a, kind)]
+
+
+def _grade_id(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _source(assignment):
+    return nbformat.read(ASSIGNMENTS_ROOT / "source" / assignment / ASSIGNMENTS[assignment].notebook, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    root = tmp_path_factory.mktemp("courses")
+    return {a: (release(a, root / "student") / ASSIGNMENTS[a].notebook,
+                release(a, root / "solution", solutions=True) / ASSIGNMENTS[a].notebook) for a in COURSES}
+
+
+def test_every_assignment_has_a_corpus_and_is_listed_in_course_order():
+    assert set(assignments_with_corpus()) == set(COURSES)
+    assert list(ASSIGNMENTS)[0] == "sequence_models" and len(ASSIGNMENTS) >= 2
+
+
+@pytest.mark.parametrize("assignment", COURSES)
+def test_notebook_cells_match_the_registry(assignment):
+    """Points, grade ids, hidden-test calls and metadata agree with the assignment's declaration."""
+    spec, nb = ASSIGNMENTS[assignment], _source(assignment)
+    assert nb.metadata["seqgrade"]["assignment"] == assignment
+    graded = {_grade_id(c): c.metadata.nbgrader["points"] for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    assert graded == {(e.id if e.kind == "manual" else f"test_{e.id}"): e.points for e in spec.exercises}
+    for e in spec.exercises:
+        if e.kind == "manual":
+            continue
+        test = next(c for c in nb.cells if _grade_id(c) == f"test_{e.id}")
+        assert f'score("{e.id}", globals(), "{assignment}")' in test.source and "BEGIN HIDDEN TESTS" in test.source
+        solution = next(c for c in nb.cells if _grade_id(c) == e.id)
+        defined = {a or b for a, b in re.findall(r"^(?:def (\w+)|(\w+) =)", solution.source, re.MULTILINE)}
+        assert e.id in defined and "### BEGIN SOLUTION" in solution.source, e.id
+        if e.kind == "function":
+            assert any(_grade_id(c) == f"selfcheck_{e.id}" for c in nb.cells), f"{e.id} has no self-check cell"
+    intro = nb.cells[0].source
+    assert f"{spec.max_score:g} points" in intro, "the introduction states the total"
+
+
+@pytest.mark.parametrize("assignment", COURSES)
+def test_release_contains_no_solution_or_hidden_test(assignment, releases):
+    student, _ = releases[assignment]
+    secrets = {"BEGIN HIDDEN TESTS", "nbgrader_hook", "BEGIN SOLUTION", "import grader", "from reference"}
+    for cell in _source(assignment).cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "### BEGIN SOLUTION" in line:
+                inside = True
+            elif "### END SOLUTION" in line:
+                inside = False
+            elif inside and len(line.strip()) > 12:
+                secrets.add(line.strip())
+    files = sorted(p for p in student.parent.rglob("*") if p.is_file())
+    assert {p.name for p in files} == {ASSIGNMENTS[assignment].notebook, "selfcheck.py"}
+    for path in files:
+        leaks = [s for s in secrets if s in path.read_text()]
+        assert not leaks, (path.name, leaks[:3])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", COURSES)
+def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothing(assignment, tmp_path):
+    """nbgrader's own generate_assignment and autograde (hidden tests run in the student's kernel): the
+    solution's self-checks pass and it earns every automatic point; the release's self-checks say "not
+    implemented yet" without failing their cells, and it earns nothing."""
+    course = tmp_path / "course"
+    shutil.copytree(ASSIGNMENTS_ROOT, course, ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"))
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env, check=True, capture_output=True)
+    released = course / "release" / assignment
+    notebook = ASSIGNMENTS[assignment].notebook
+    solution = release(assignment, tmp_path / "solution", solutions=True) / notebook
+    for student, source in (("solution", solution), ("stubs", released / notebook)):
+        folder = course / "submitted" / student / assignment
+        folder.mkdir(parents=True)
+        shutil.copy(source, folder / notebook)
+        shutil.copy(released / "selfcheck.py", folder)
+    subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, check=True, capture_output=True)
+    from nbgrader.api import Gradebook
+
+    auto = {f"test_{e.id}": e.points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student, want in (("solution", auto), ("stubs", {k: 0.0 for k in auto})):
+            sub = gb.find_submission_notebook(notebook.removesuffix(".ipynb"), assignment, student)
+            assert {g.name: g.auto_score for g in sub.grades if g.name.startswith("test_")} == want, student
+    for student, mark in (("solution", "[ok]"), ("stubs", "not implemented yet")):
+        graded = nbformat.read(course / "autograded" / student / assignment / notebook, as_version=4)
+        checks = [c for c in graded.cells if (_grade_id(c) or "").startswith("selfcheck_")]
+        assert checks
+        for cell in checks:
+            text = "".join(o.get("text", "") for o in cell.outputs)
+            assert mark in text and not [o for o in cell.outputs if o.output_type == "error"], (student, _grade_id(cell), text)
+            if student == "solution":
+                assert "[x]" not in text and "[ ]" not in text, (_grade_id(cell), text)
+
+
+@pytest.fixture(scope="module")
+def corpus(releases, tmp_path_factory):
+    """Every assignment's corpus, plus its solution, graded through the sandbox in one batch per assignment."""
+    graded = {}
+    for assignment in assignments_with_corpus():
+        root = tmp_path_factory.mktemp(f"corpus-{assignment}")
+        made = build(assignment, releases[assignment][1], root / "submissions")
+        shutil.copy(releases[assignment][1], root / "submissions" / "honest.ipynb")
+        run_batch(BatchConfig(str(root / "submissions"), assignment, str(root / "out"), workers=2))
+        results = {s: json.loads(p.read_text()) if (p := root / "out" / "results" / f"{s}.json").exists() else None
+                   for s in [*made, "honest"]}
+        graded[assignment] = (made, results)
+    return graded
+
+
+@pytest.mark.parametrize("assignment", COURSES)
+def test_solution_gets_full_marks_through_the_sandbox(assignment, corpus):
+    result = corpus[assignment][1]["honest"]
+    assert result is not None and result["status"] == "graded"
+    assert result["score"] == sum(e.points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual")
+
+
+@pytest.mark.parametrize("assignment,student", CORPUS)
+def test_corpus_entry_is_graded_as_declared(assignment, student, corpus):
+    """wrong: exactly the declared checks fail, every other exercise keeps full marks; degenerate: nothing
+    earned by the replaced functions; alternative: full marks."""
+    made, results = corpus[assignment]
+    assert results[student] is not None, f"{student} has no result: the batch lost its grade"
+    assert expected_problems(ASSIGNMENTS[assignment], made[student], results[student]) == []
+
+
+@pytest.mark.parametrize("assignment", COURSES)
+def test_every_check_fails_on_some_wrong_solution(assignment):
+    """No check that cannot fail: each is declared to fail by at least one wrong entry (whose declaration
+    the batch above verifies), and the corpus covers wrong, degenerate and alternative solutions."""
+    declared = {c for e in entries(assignment, "wrong") for checks in e.data["FAILS"].values() for c in checks}
+    checks = {c.name for e in ASSIGNMENTS[assignment].exercises for c in e.checks}
+    assert checks - declared == set()
+    assert all(entries(assignment, kind) for kind in KINDS)
+    assert len(all_entries(assignment)) >= 20
