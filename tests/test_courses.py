@@ -161,3 +161,27 @@ def test_every_check_fails_on_some_wrong_solution(assignment):
     assert checks - declared == set()
     assert all(entries(assignment, kind) for kind in KINDS)
     assert len(all_entries(assignment)) >= 20
+
+
+@pytest.mark.parametrize("assignment", COURSES)
+def test_grade_finds_the_assignment_from_the_notebooks_metadata(assignment, releases, tmp_path):
+    """A student's renamed file still names its assignment in its metadata; a file of another
+    assignment graded under this one is refused, not graded against the wrong checks."""
+    from grader.grading import Grader, infer_assignment
+    from grader.notebook import load_submission
+
+    renamed = tmp_path / "my homework (final).ipynb"
+    shutil.copy(releases[assignment][0], renamed)
+    assert infer_assignment(renamed, load_submission(renamed).assignment).id == assignment
+    with Grader(backend="inprocess") as grader:
+        result = grader.grade(renamed, "sequence_models")
+    assert result.status == "wrong_assignment" and assignment in result.reason
+
+
+def test_list_shows_every_assignment(capsys):
+    from grader.cli import main
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for assignment, spec in ASSIGNMENTS.items():
+        assert f"{assignment} ({spec.notebook}): {spec.max_score:g} points" in out
