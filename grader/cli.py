@@ -88,6 +88,7 @@ def _grade(args, console: Console, launched) -> int:
 
 def cmd_list(args, console: Console) -> int:
     from rich.table import Table
+    from rich.text import Text
 
     from .registry import ASSIGNMENTS
 
@@ -98,7 +99,7 @@ def cmd_list(args, console: Console) -> int:
         table.add_column("checks (property)")
         for e in a.exercises:
             checks = "\n".join(f"{c.points:g}  {c.property}" for c in e.checks) or "graded by course staff"
-            table.add_row(e.id, f"{e.points:g}", checks)
+            table.add_row(Text(e.id), f"{e.points:g}", Text(checks))  # Text: "E[x_t]" is not rich markup
         console.print(table)
     return EXIT_OK
 

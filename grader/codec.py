@@ -85,12 +85,18 @@ class _Encoder:
             return {"t": "int", "v": str(value)} if value.bit_length() < 4096 else {"t": "unsupported", "type": "int", "reason": "too large"}
         if kind is float:
             return {"t": "float", "v": repr(value)}
-        if kind is str:
+        if kind is str or kind is np.str_:  # numpy's strings (from np.unique, arrays of words) are plain text
+            value = str.__str__(value)
             return {"t": "str", "v": value[:MAX_STR], "truncated": len(value) > MAX_STR}
         if kind in (list, tuple):
             if len(value) > MAX_ITEMS:
                 return {"t": "unsupported", "type": kind.__name__, "reason": "too many items"}
             return {"t": kind.__name__, "items": [self.encode(v, depth + 1) for v in value]}
+        if isinstance(value, dict):  # dict, defaultdict, Counter...: the stored items, read by dict's own method
+            items = list(dict.items(value))
+            if len(items) > MAX_ITEMS:
+                return {"t": "unsupported", "type": kind.__name__, "reason": "too many items"}
+            return {"t": "dict", "items": [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in items]}
         if kind is np.ndarray or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
             arr = np.asarray(value)
             if arr.dtype.str not in _ALLOWED_DTYPES or arr.nbytes > MAX_ARRAY_BYTES:
@@ -129,6 +135,18 @@ def _decode(node, arrays: list[np.ndarray], depth: int = 0):
     if t in ("list", "tuple"):
         items = [_decode(v, arrays, depth + 1) for v in node["items"][:MAX_ITEMS]]
         return items if t == "list" else tuple(items)
+    if t == "dict":
+        out = {}
+        for pair in node["items"][:MAX_ITEMS]:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ProtocolError("malformed dict item")
+            key = _decode(pair[0], arrays, depth + 1)
+            try:
+                hash(key)
+            except TypeError:
+                return Unsupported("dict", "a key that is not hashable")
+            out[key] = _decode(pair[1], arrays, depth + 1)
+        return out
     if t in ("ndarray", "scalar", "tensor"):
         index = node.get("a")
         if type(index) is not int or not 0 <= index < len(arrays):

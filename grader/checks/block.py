@@ -48,7 +48,7 @@ def block_cases(*, causal=(False, True), min_n: int = 1):
                      st.sampled_from(causal), st.integers(0, 2**16))
 
 
-SMALL = (True, 3, 2, 2, True, 0)
+SMALL = (False, 3, 2, 1, True, 0)
 
 
 def show(args) -> str:
@@ -106,7 +106,7 @@ def check_transformer_block_values(student):
         fail_if(compare_arrays(got, ref.transformer_block(*args), rtol=RTOL, atol=ATOL), context,
                 hint=diagnose(got, _mistakes(args)))
 
-    for_all(block_cases(), prop, max_examples=6, examples=(SMALL, (False, 3, 1, 2, False, 1)))
+    for_all(block_cases(), prop, max_examples=4, examples=(SMALL, (False, 3, 1, 2, False, 1)))
 
 
 def check_transformer_block_causality(student):
@@ -118,7 +118,7 @@ def check_transformer_block_causality(student):
         args = block_inputs(case)
         assert_causal(student, NAME, args, 0, tuple(args[0].shape), case[-1], mixes, figure, show=show)
 
-    for_all(block_cases(causal=(True,), min_n=2), prop, max_examples=2, examples=(SMALL,))
+    for_all(block_cases(causal=(True,), min_n=2), prop, max_examples=1, examples=(SMALL,))
     if not any(mixes):
         raise not_mixing(NAME)
     return Passed(figure=dict(figure))
@@ -132,7 +132,7 @@ def check_transformer_block_permutation_equivariance(student):
         assert_permutation_equivariant(student, NAME, args, 0, tuple(args[0].shape), case[-1], what="positions of x",
                                        show=show)
 
-    for_all(block_cases(causal=(False,), min_n=2), prop, max_examples=2, examples=((True, 3, 2, 2, False, 0),),
+    for_all(block_cases(causal=(False,), min_n=2), prop, max_examples=1, examples=((False, 3, 2, 1, False, 0),),
             unjudged=str(not_mixing(NAME).message).removeprefix("not judged: "))
 
 

@@ -81,7 +81,7 @@ def _mistakes(x, w, d):
 
 
 def check_causal_conv1d_values(student):
-    """causal_conv1d gives y[t] = sum_k w[k] x[t - k * dilation], with zeros before the start."""
+    """causal_conv1d gives y(t) = sum_k w(k) x(t - k * dilation), with zeros before the start."""
 
     def prop(dims):
         args = conv_inputs(dims)

@@ -41,7 +41,7 @@ def mha_cases(*, masks=("none", "causal", "random"), min_n: int = 1, min_heads: 
                      st.sampled_from(masks), st.integers(0, 2**16))
 
 
-SMALL = (True, 3, 2, 2, "causal", 0)
+SMALL = (False, 3, 2, 2, "causal", 0)
 
 
 def probe_multi_head_attention(student) -> str | None:
@@ -96,7 +96,7 @@ def check_mha_values(student):
         fail_if(compare_arrays(got, ref.multi_head_attention(*args), rtol=RTOL, atol=ATOL), context,
                 hint=diagnose(got, _mistakes(args)))
 
-    for_all(mha_cases(), prop, max_examples=8, examples=(SMALL, (False, 4, 2, 1, "none", 1)))
+    for_all(mha_cases(), prop, max_examples=6, examples=(SMALL, (False, 4, 2, 1, "none", 1)))
 
 
 def check_mha_causality(student):
@@ -121,7 +121,7 @@ def check_mha_permutation_equivariance(student):
         args = mha_inputs(case)
         assert_permutation_equivariant(student, NAME, args, 0, tuple(args[0].shape), case[-1], what="positions of X")
 
-    for_all(mha_cases(masks=("none",), min_n=2), prop, max_examples=3, examples=((True, 3, 2, 2, "none", 0),),
+    for_all(mha_cases(masks=("none",), min_n=2), prop, max_examples=3, examples=((False, 3, 2, 1, "none", 0),),
             unjudged=str(not_mixing(NAME).message).removeprefix("not judged: "))
 
 

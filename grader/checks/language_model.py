@@ -89,7 +89,7 @@ def _state_mistakes(tokens, E, W_xh, W_hh, b_h):
 
 
 def check_rnn_lm_states_values(student):
-    """rnn_lm_states gives h_t = tanh(E[x_t] W_xh + h_{t-1} W_hh + b_h) for t = 0..T-1, with h_{-1} = 0."""
+    """rnn_lm_states gives h_t = tanh(e_t W_xh + h_{t-1} W_hh + b_h), e_t the row of E for token t, with h_{-1} = 0."""
 
     def prop(dims):
         args = lm_inputs(dims)[:5]

@@ -1,11 +1,8 @@
 """Checks for ngram_probs (maximum-likelihood next-word probabilities) and sequence_log_prob.
 
-Dictionaries do not cross the sandbox boundary (grader/codec.py carries lists, tuples, numbers,
-strings and arrays), so the notebook has a locked cell of readers the grader calls instead:
-``_ngram_probs_as_items(tokens, n)`` returns ``ngram_probs(tokens, n)`` as a list of
-``(context, [(word, probability), ...])`` and ``_sequence_log_prob_from_items(tokens, items)`` rebuilds
-the dictionary before calling ``sequence_log_prob``. Every point still comes from what the student's
-own function returned.
+The tables are dicts (defaultdicts and Counters arrive as plain dicts, numpy strings as str; see
+grader/codec.py); ``sequence_log_prob`` is called with the reference's table, so a wrong
+``ngram_probs`` costs it nothing.
 """
 from __future__ import annotations
 
@@ -22,9 +19,8 @@ from ..compare import describe
 from .base import CheckFailed, Lazy, NotJudged, Skip, StudentErrorAt, call, fail_if, for_all
 from .properties import Degenerate
 
-READ_TABLE = "_ngram_probs_as_items"
-SCORE = "_sequence_log_prob_from_items"
 VOCAB = ("cows", "eat", "corn", "grass")
+SHORT = ["cows", "eat", "corn", "cows", "eat", "grass"]
 LECTURE = [w for word, k in (("corn", 4), ("grass", 3), ("hay", 2), ("if", 1), ("which", 1)) for w in ["cows", "eat", word] * k]
 
 
@@ -52,20 +48,19 @@ def _real(value) -> float | None:
 
 def _table(student, tokens, n, context) -> dict[tuple, dict[str, float]]:
     """The student's ngram_probs(tokens, n) as a dict, or CheckFailed saying how it is not the asked structure."""
-    items = call(student, READ_TABLE, list(tokens), n).value
-    if not isinstance(items, list):
-        raise CheckFailed(f"{context} should return a dict; got {describe(items)}", kind="type")
+    got = call(student, "ngram_probs", list(tokens), n).value
+    if not isinstance(got, dict):
+        raise CheckFailed(f"{context} should return a dict; got {describe(got)}", kind="type")
     table = {}
-    for entry in items:
-        key, following = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
+    for key, following in got.items():
         if not (isinstance(key, tuple) and len(key) == n - 1 and all(isinstance(w, str) for w in key)):
             raise CheckFailed(f"{context}: every key should be a tuple of the n - 1 = {n - 1} previous words; "
                               f"got the key {describe(key)}", kind="type")
-        if not isinstance(following, list):
+        if not isinstance(following, dict):
             raise CheckFailed(f"{context}: the value for {key!r} should be a dict {{next word: probability}}; "
                               f"got {describe(following)}", kind="type")
         probs = {}
-        for word, p in following:
+        for word, p in following.items():
             if not isinstance(word, str) or _real(p) is None:
                 raise CheckFailed(f"{context}: table[{key!r}] should map words (str) to numbers; it has "
                                   f"{describe(word)}: {describe(p)}", kind="type")
@@ -80,12 +75,12 @@ def probe_ngram_probs(student) -> str | None:
     outs = []
     for tokens, n in cases:
         try:
-            outs.append(call(student, READ_TABLE, tokens, n).value)
+            outs.append(call(student, "ngram_probs", tokens, n).value)
         except StudentErrorAt as exc:
             return Degenerate(f"it raised on a valid input: {exc.message}", "error")
     if all(out == tokens for out, (tokens, _) in zip(outs, cases)):
         return Degenerate("it returns the corpus it was given")
-    if all(isinstance(out, list) and not out for out in outs):
+    if all(isinstance(out, (dict, list)) and not out for out in outs):
         return Degenerate("it returns an empty table")
     if outs[0] == outs[1]:
         return Degenerate(f"it returns the same value, {describe(outs[0])}, for every corpus")
@@ -99,7 +94,7 @@ def check_ngram_probs_structure(student):
         tokens, n = case
         _table(student, tokens, n, Lazy(lambda: f"ngram_probs({_describe_tokens(tokens)}, {n})"))
 
-    for_all(corpora(), prop, max_examples=4, examples=((LECTURE, 3),))
+    for_all(corpora(), prop, max_examples=4, examples=((SHORT, 2), (LECTURE, 3)))
 
 
 def _counted(tokens, n, denominator):
@@ -133,7 +128,7 @@ def _ngram_hint(got, tokens, n) -> str | None:
 
 
 def check_ngram_probs_matches_counts(student):
-    """ngram_probs(tokens, n)[context][word] = count(context, word) / count(context followed by any word)."""
+    """ngram_probs gives P(word | context) = count(context, word) / count(context followed by any word)."""
 
     def prop(case):
         tokens, n = case
@@ -155,7 +150,7 @@ def check_ngram_probs_matches_counts(student):
                     fail_if(f"P({word!r} | {key!r}) should be {p:.6g}; got {got[key][word]:.6g}", context,
                             hint=_hint(hint))
 
-    for_all(corpora(), prop, max_examples=10, examples=((LECTURE, 3), (["cows", "eat", "corn", "cows", "eat"], 2)))
+    for_all(corpora(), prop, max_examples=10, examples=((SHORT, 2), (LECTURE, 3)))
 
 
 def _hint(lazy) -> str | None:
@@ -178,7 +173,7 @@ def check_ngram_probs_sum_to_one(student):
                 raise CheckFailed(f"{context}: the probabilities after {key!r} are {following}, which sum to {total:.6g}; "
                                   f"each context's next-word distribution must sum to 1")
 
-    for_all(corpora(), prop, max_examples=4, examples=((LECTURE, 3),),
+    for_all(corpora(), prop, max_examples=4, examples=((SHORT, 2), (LECTURE, 3)),
             unjudged="ngram_probs returned an empty table for every corpus")
 
 
@@ -201,12 +196,8 @@ def bigram_cases():
     return draw()
 
 
-def _items(probs: dict) -> list:
-    return [(key, list(following.items())) for key, following in probs.items()]
-
-
 def _score(student, sentence, train, context) -> float:
-    got = call(student, SCORE, list(sentence), _items(rnn_lm.ngram_probs(train, 2))).value
+    got = call(student, "sequence_log_prob", list(sentence), rnn_lm.ngram_probs(train, 2)).value
     value = _real(got)
     if value is None:
         raise CheckFailed(f"{context} should return a number (a float); got {describe(got)}", kind="type")
@@ -220,11 +211,11 @@ def _call_text(sentence, train) -> str:
 def probe_sequence_log_prob(student) -> str | None:
     """sequence_log_prob does some work: different sentences get different, nonzero log-probabilities."""
     train = ["cows", "eat", "corn", "cows", "eat", "grass", "eat", "corn"]
-    items = _items(rnn_lm.ngram_probs(train, 2))
+    table = rnn_lm.ngram_probs(train, 2)
     outs = []
     for sentence in (["cows", "eat", "grass"], ["eat", "corn", "cows", "eat", "corn"]):
         try:
-            outs.append(call(student, SCORE, sentence, items).value)
+            outs.append(call(student, "sequence_log_prob", sentence, table).value)
         except StudentErrorAt as exc:
             return Degenerate(f"it raised on a valid input: {exc.message}", "error")
     values = [_real(o) for o in outs]
@@ -238,7 +229,7 @@ def probe_sequence_log_prob(student) -> str | None:
 
 
 def check_sequence_log_prob_values(student):
-    """sequence_log_prob sums ln P(tokens[t] | tokens[t-1]) over t >= 1 (the first token is not scored)."""
+    """sequence_log_prob sums ln P(token t | token t - 1) over t >= 1 (the first token is not scored)."""
 
     def prop(case):
         train, sentence = case

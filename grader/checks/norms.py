@@ -64,7 +64,7 @@ def check_layer_norm_values(student):
         args = layer_norm_inputs(case)
         _values(student, "layer_norm", args, ref.layer_norm(*args), _layer_norm_mistakes(*args))
 
-    for_all(norm_cases(), prop, max_examples=8, examples=(((2, 3), 4, 1e-5, 0), ((), 3, 0.5, 1)))
+    for_all(norm_cases(), prop, max_examples=8, examples=(((2,), 4, 1e-5, 0), ((), 3, 0.5, 1), ((2, 1, 3), 2, 0.1, 2)))
 
 
 def check_layer_norm_gradients(student):
@@ -107,7 +107,7 @@ def check_rms_norm_values(student):
         args = rms_norm_inputs(case)
         _values(student, "rms_norm", args, ref.rms_norm(*args), _rms_norm_mistakes(*args))
 
-    for_all(norm_cases(), prop, max_examples=8, examples=(((2, 3), 4, 1e-5, 0), ((), 3, 0.5, 1)))
+    for_all(norm_cases(), prop, max_examples=8, examples=(((2,), 4, 1e-5, 0), ((), 3, 0.5, 1), ((2, 1, 3), 2, 0.1, 2)))
 
 
 def check_rms_norm_gradients(student):

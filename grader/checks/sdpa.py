@@ -49,8 +49,8 @@ def sdpa_cases(*, masks=MASKS, max_n: int = 4):
                      st.integers(1, 3), st.sampled_from(masks), st.integers(0, 2**16))
 
 
-SMALL = ((2,), 3, 4, 2, 2, "full", 0)
-UNMASKED = ((2,), 3, 4, 2, 2, "none", 0)
+SMALL = ((), 2, 3, 2, 2, "full", 0)
+UNMASKED = ((), 2, 3, 2, 2, "none", 0)
 
 
 def _pair(value, shapes, context) -> tuple:
@@ -67,7 +67,7 @@ def _pair(value, shapes, context) -> tuple:
 
 def _shapes(args) -> tuple:
     Q, K, V = args[:3]
-    lead = torch.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
+    lead = np.broadcast_shapes(tuple(Q.shape[:-2]), tuple(K.shape[:-2]))  # (torch.broadcast_shapes imports sympy)
     return (*lead, Q.shape[-2], V.shape[-1]), (*lead, Q.shape[-2], K.shape[-2])
 
 
@@ -98,7 +98,7 @@ def _sdpa_mistakes(Q, K, V, mask=None):
     def softmax(s, dim=-1, keep=None):
         if keep is not None:
             s = s.masked_fill(~keep, float("-inf"))
-        return torch.softmax(s, dim=dim)
+        return torch.softmax(s, dim=dim).nan_to_num(0.0)  # rows with no allowed key: 0, as asked
 
     mistakes = [
         (lambda: softmax(scores, keep=mask), "The scores are not scaled: divide Q K^T by sqrt(dk)."),
@@ -129,7 +129,7 @@ def check_sdpa_values(student):
         fail_if(compare_arrays(A, want_A, name="A", rtol=RTOL, atol=ATOL), context, hint=diagnose(A, mistakes))
         fail_if(compare_arrays(Y, want_Y, name="Y", rtol=RTOL, atol=ATOL), context, hint=diagnose(Y, mistakes))
 
-    for_all(sdpa_cases(), prop, max_examples=8, examples=(SMALL, UNMASKED))
+    for_all(sdpa_cases(), prop, max_examples=6, examples=(SMALL, UNMASKED))
 
 
 def check_sdpa_weights_are_distributions(student):
@@ -210,7 +210,7 @@ def check_sdpa_query_permutation_equivariance(student):
                     context + f"; expected the rows of the original {part} in the new order")
 
     cases = sdpa_cases(masks=("none",)).filter(lambda c: c[1] > 1)
-    for_all(cases, prop, max_examples=4, examples=(UNMASKED,), unjudged=UNJUDGED_Q)
+    for_all(cases, prop, max_examples=3, examples=(UNMASKED,), unjudged=UNJUDGED_Q)
 
 
 def check_sdpa_key_value_permutation_invariance(student):
@@ -229,7 +229,7 @@ def check_sdpa_key_value_permutation_invariance(student):
                 context + "; expected the columns of the original A in the new order")
 
     cases = sdpa_cases(masks=("none",)).filter(lambda c: c[2] > 1)
-    for_all(cases, prop, max_examples=4, examples=(UNMASKED,), unjudged=UNJUDGED_K)
+    for_all(cases, prop, max_examples=3, examples=(UNMASKED,), unjudged=UNJUDGED_K)
 
 
 def check_sdpa_gradients(student):
@@ -282,7 +282,7 @@ def self_attention_cases(*, min_n: int = 1):
                      st.integers(0, 2**16))
 
 
-SELF_SMALL = (True, 3, 3, 2, 2, 0)
+SELF_SMALL = (True, 3, 2, 2, 2, 0)
 
 
 def probe_self_attention(student) -> str | None:
@@ -320,7 +320,7 @@ def check_self_attention_permutation_equivariance(student):
         assert_permutation_equivariant(student, SELF, args, 0, (*X.shape[:-1], Wv.shape[1]), case[-1],
                                        what="positions of X")
 
-    for_all(self_attention_cases(min_n=2), prop, max_examples=5, examples=(SELF_SMALL,), unjudged=UNJUDGED_MIX)
+    for_all(self_attention_cases(min_n=2), prop, max_examples=3, examples=(SELF_SMALL,), unjudged=UNJUDGED_MIX)
 
 
 def check_self_attention_single_sequence(student):

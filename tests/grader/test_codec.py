@@ -65,6 +65,19 @@ def test_scalars_nesting_and_unknown_objects():
     assert isinstance(got[8], Unsupported)
 
 
+def test_dicts_round_trip_with_their_keys_and_subclasses_arrive_as_plain_dicts():
+    import collections
+
+    counts = collections.defaultdict(collections.Counter)
+    counts[("the", "cows")]["eat"] += 3
+    value = {("cows", "eat"): {"corn": 4 / 11, "hay": 2 / 11}, "k": [1, np.float64(2.0)], 3: None, (): counts}
+    got = roundtrip(value)
+    assert type(got) is dict and got[("cows", "eat")] == {"corn": 4 / 11, "hay": 2 / 11} and got[3] is None
+    assert type(got[()]) is dict and got[()] == {("the", "cows"): {"eat": 3}} and type(got[()][("the", "cows")]) is dict
+    bad = {"t": "dict", "items": [[{"t": "list", "items": []}, {"t": "none"}]]}  # a list as a key: not hashable
+    assert isinstance(decode_frame(frame({"values": {"value": bad}, "arrays": []}))[1]["value"], Unsupported)
+
+
 def frame(header: dict, payload: bytes = b"") -> bytes:
     body = json.dumps(header).encode()
     return struct.pack("<4sIQ", MAGIC, len(body), len(payload)) + body + payload

@@ -106,15 +106,32 @@ def check_scaled_dot_product_attention(sdpa) -> bool:
         _require(bool(torch.all(Y[1] == 0) and torch.all(A[1] == 0)), "the query that may attend to nothing should get zero rows")
 
     ok &= _run("scaled_dot_product_attention: a query with no allowed key gets zeros, not NaN", empty_row)
+    ok &= _run("scaled_dot_product_attention: gradients agree with torch's",
+               lambda: _same_gradients(lambda q, k, v: sdpa(q, k, v)[0], F.scaled_dot_product_attention,
+                                       [_randn(4, 2, 3, 2), _randn(5, 2, 4, 2), _randn(6, 2, 4, 3)], "Q, K, V"))
     return ok
+
+
+def _same_gradients(mine, theirs, args, names: str) -> None:
+    """Gradients of sum(mine(*args) * c) equal those of torch's function."""
+    grads = []
+    for f in (mine, theirs):
+        leaves = [a.clone().requires_grad_() for a in args]
+        out = f(*leaves)
+        _require(isinstance(out, torch.Tensor) and out.requires_grad,
+                 "the result does not require grad: use torch operations only (no .detach(), .numpy(), torch.tensor(...))")
+        (out * _randn(9, *out.shape)).sum().backward()
+        grads.append([torch.zeros_like(a) if a.grad is None else a.grad for a in leaves])
+    for name, g, want in zip(names.split(", "), *grads):
+        _require(torch.allclose(g, want, rtol=1e-6, atol=1e-8), f"the gradient with respect to {name} differs from torch's")
 
 
 def check_self_attention(self_attention) -> bool:
     @_SETTINGS
-    @given(st.integers(2, 5), st.booleans(), st.integers(0, 999))
-    def equivariant(N, batched, seed):
-        X = _randn(seed, *((2,) if batched else ()), N, 3)
-        Wq, Wk, Wv = _randn(seed + 1, 3, 2), _randn(seed + 2, 3, 2), _randn(seed + 3, 3, 4)
+    @given(st.integers(2, 5), st.sampled_from([3, 4]), st.booleans(), st.integers(0, 999))
+    def equivariant(N, D, batched, seed):
+        X = _randn(seed, *((2,) if batched else ()), N, D)
+        Wq, Wk, Wv = _randn(seed + 1, D, 2), _randn(seed + 2, D, 2), _randn(seed + 3, D, 4)
         Y = self_attention(X, Wq, Wk, Wv)
         _close(Y, F.scaled_dot_product_attention(X @ Wq, X @ Wk, X @ Wv), f"self_attention for X of shape {tuple(X.shape)}")
         perm = torch.from_numpy(np.random.default_rng(seed).permutation(N))
@@ -190,7 +207,13 @@ def check_layer_norm(layer_norm) -> bool:
         _close(layer_norm(x, gamma, beta, eps), F.layer_norm(x, (D,), gamma, beta, eps),
                f"layer_norm for x of shape {tuple(x.shape)}, eps={eps} (vs torch.nn.functional.layer_norm)")
 
-    return _run("layer_norm: agrees with torch.nn.functional.layer_norm", matches_torch)
+    ok = _run("layer_norm: agrees with torch.nn.functional.layer_norm", matches_torch)
+    D = 4
+    ok &= _run("layer_norm: gradients agree with torch's",
+               lambda: _same_gradients(lambda x, g, b: layer_norm(x, g, b, 1e-5),
+                                       lambda x, g, b: F.layer_norm(x, (D,), g, b, 1e-5),
+                                       [_randn(1, 2, 3, D), _randn(2, D), _randn(3, D)], "x, gamma, beta"))
+    return ok
 
 
 def check_rms_norm(rms_norm) -> bool:

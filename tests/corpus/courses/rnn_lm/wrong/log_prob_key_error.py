@@ -1,0 +1,9 @@
+"""Looks the bigram up directly, so an unseen one raises KeyError."""
+
+REPLACE = {
+    'sequence_log_prob': 'def sequence_log_prob(tokens, probs):\n    total = 0.0\n    for prev, word in zip(tokens[:-1], tokens[1:]):\n        total += math.log(probs[(prev,)][word])\n    return total',
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'sequence_log_prob': ['check_sequence_log_prob_unseen_is_minus_inf'],
+}

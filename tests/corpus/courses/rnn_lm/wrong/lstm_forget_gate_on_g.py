@@ -1,0 +1,9 @@
+"""Applies the forget gate to the candidate g and the input gate to the old cell."""
+
+REPLACE = {
+    'lstm_cell': 'def lstm_cell(x, h, c, W, b):\n    H = h.shape[1]\n    z = torch.cat([h, x], dim=1) @ W.T + b\n    i, f, o, g = z[:, :H], z[:, H:2 * H], z[:, 2 * H:3 * H], z[:, 3 * H:]\n    i, f, o, g = torch.sigmoid(i), torch.sigmoid(f), torch.sigmoid(o), torch.tanh(g)\n    c_next = f * g + i * c\n    return o * torch.tanh(c_next), c_next',
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'lstm_cell': ['check_lstm_cell_matches_torch', 'check_lstm_cell_keeps_memory'],
+}

@@ -1,0 +1,9 @@
+"""Keys the table by the joined string 'cows eat' instead of the tuple ('cows', 'eat')."""
+
+REPLACE = {
+    'ngram_probs': "def ngram_probs(tokens, n):\n    counts = {}\n    for i in range(len(tokens) - n + 1):\n        context, word = tuple(tokens[i:i + n - 1]), tokens[i + n - 1]\n        counts.setdefault(' '.join(context), {})\n        counts[' '.join(context)][word] = counts[' '.join(context)].get(word, 0) + 1\n    return {ctx: {w: k / sum(following.values()) for w, k in following.items()} for ctx, following in counts.items()}",
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'ngram_probs': ['check_ngram_probs_structure', 'check_ngram_probs_matches_counts', 'check_ngram_probs_sum_to_one'],
+}
