@@ -14,8 +14,8 @@ rounds, the assignments interleaved within a round so that machine load hits the
 3. **sandboxed grading**: the end-to-end figure minus that of ``seqgrade grade`` on a notebook that
    cannot be read (the same start-up, zygote included, and no grading), examples drawn included;
 4. **in a batch**: what one more notebook costs a TA's batch: the CPU seconds of ``seqgrade batch
-   --workers 1`` on 2k copies of the solution minus those on k copies, over k (start-up, the gradebook
-   and drawing the examples cancel out).
+   --workers 1`` on 2k byte-distinct copies of the solution minus those on k copies, over k (start-up,
+   the gradebook and drawing the examples cancel out).
 
 Prints the medians and each assignment's ratio to sequence_models measured in the same run.
 """
@@ -70,8 +70,9 @@ def main(argv=None) -> int:
         folder = work / f"batch-{assignment}-{copies}"
         shutil.rmtree(folder, ignore_errors=True)
         (folder / "in").mkdir(parents=True)
-        for i in range(copies):
-            shutil.copy(solutions[assignment], folder / "in" / f"student{i:02d}.ipynb")
+        text = solutions[assignment].read_text()
+        for i in range(copies):  # byte-distinct copies: a batch grades identical files only once
+            (folder / "in" / f"student{i:02d}.ipynb").write_text(text.replace('"metadata": {', f'"metadata": {{"copy": {i},', 1))
         before = _children_cpu()
         subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "batch", str(folder / "in"), "--assignment", assignment,
                         "--out", str(folder / "out"), "--workers", "1"], check=True, capture_output=True)
