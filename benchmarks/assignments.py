@@ -22,6 +22,7 @@ Prints the medians and each assignment's ratio to sequence_models measured in th
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import shutil
 import statistics
@@ -70,9 +71,10 @@ def main(argv=None) -> int:
         folder = work / f"batch-{assignment}-{copies}"
         shutil.rmtree(folder, ignore_errors=True)
         (folder / "in").mkdir(parents=True)
-        text = solutions[assignment].read_text()
+        nb = json.loads(solutions[assignment].read_text())
         for i in range(copies):  # byte-distinct copies: a batch grades identical files only once
-            (folder / "in" / f"student{i:02d}.ipynb").write_text(text.replace('"metadata": {', f'"metadata": {{"copy": {i},', 1))
+            nb["metadata"]["copy"] = i
+            (folder / "in" / f"student{i:02d}.ipynb").write_text(json.dumps(nb))
         before = _children_cpu()
         subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "batch", str(folder / "in"), "--assignment", assignment,
                         "--out", str(folder / "out"), "--workers", "1"], check=True, capture_output=True)
