@@ -4,9 +4,15 @@
 * CPU tensors with ``TRITON_INTERPRET=1`` set before triton is imported: the same Triton kernels in
   Triton's interpreter (that is how CPU-only machines test them).
 * Otherwise: the tiled torch path (same algorithm, O(N * block) memory).
+
+triton is optional (it exists for Linux only; a CUDA build of torch brings its own): where it is
+missing or does not import, "auto" uses the tiled path and ``backend="triton"`` raises ValueError
+saying why (``triton_unavailable()``).
 """
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import os
 
@@ -18,7 +24,22 @@ TRITON_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 _SUPPORTED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
+@functools.lru_cache(maxsize=1)
+def triton_unavailable() -> str | None:
+    """Why the Triton kernels cannot run in this environment, or None when they can."""
+    if importlib.util.find_spec("triton") is None:
+        return ("triton is not installed (it exists for Linux only: `pip install 'seqgrade[kernels]'` there, "
+                "or use a CUDA build of torch, which brings its own)")
+    try:
+        importlib.import_module("triton.language")
+    except Exception as exc:  # an incompatible or broken triton: say so, fall back to the tiled path
+        return f"triton does not import here ({type(exc).__name__}: {exc})"
+    return None
+
+
 def _use_triton(q: torch.Tensor, v: torch.Tensor) -> bool:
+    if (q.is_cuda or os.environ.get("TRITON_INTERPRET") == "1") and triton_unavailable():
+        return False
     d = q.shape[-1]
     shape_ok = 16 <= d <= 128 and v.shape[-1] == d and q.dtype in TRITON_DTYPES
     if q.dtype == torch.bfloat16 and not q.is_cuda:
@@ -94,6 +115,9 @@ def flash_attention(q, k, v, causal: bool = False, scale: float | None = None, r
     if backend not in ("auto", "triton", "tiled"):
         raise ValueError(f"backend must be 'auto', 'triton' or 'tiled'; got {backend!r}")
     if backend == "triton":
+        why = triton_unavailable()
+        if why:
+            raise ValueError(f"the Triton kernels are unavailable: {why}")
         d = q.shape[-1]
         if not (16 <= d <= 128) or v.shape[-1] != d or q.dtype not in TRITON_DTYPES:
             raise ValueError(f"the Triton kernels need 16 <= d <= 128, d_v == d and fp16/bf16/fp32; got d={d}, "

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.flash import flash_attention, merge_partials
+from reference.flash import dispatch
 
 from . import flash_props as P
 
@@ -107,8 +108,10 @@ def test_flash_rule_catches_a_wrong_scale():
 
 # --- the Triton kernels (interpreter on CPU: N <= 256 keeps it quick) ----------------------------------
 
+NEEDS_TRITON = pytest.mark.skipif(dispatch.triton_unavailable() is not None, reason=str(dispatch.triton_unavailable()))
 INTERPRETER = settings(max_examples=15)  # each example runs the kernels in Triton's (slow) interpreter
 
+@NEEDS_TRITON
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(1, 160), d=st.sampled_from([16, 24, 64]),
        dtype=st.sampled_from([torch.float32, torch.float16]), causal=st.booleans())
@@ -117,6 +120,7 @@ def test_triton_kernels_meet_the_flash_rule(seed, N, d, dtype, causal):
     P.assert_flash_rule(attn("triton"), q, k, v, causal)
 
 
+@NEEDS_TRITON
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N_q=st.integers(1, 100), N_k=st.integers(1, 100))
 def test_triton_kernels_handle_different_query_and_key_lengths(seed, N_q, N_k):
@@ -124,6 +128,7 @@ def test_triton_kernels_handle_different_query_and_key_lengths(seed, N_q, N_k):
     P.assert_flash_rule(attn("triton"), q, k, v, False)
 
 
+@NEEDS_TRITON
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(2, 200), data=st.data())
 def test_triton_kernels_are_causal(seed, N, data):
@@ -131,6 +136,7 @@ def test_triton_kernels_are_causal(seed, N, data):
     P.assert_causal(attn("triton"), q, k, v, data.draw(st.integers(1, N - 1)))
 
 
+@NEEDS_TRITON
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(1, 120))
 def test_triton_kernels_are_permutation_equivariant(seed, N):
@@ -139,6 +145,7 @@ def test_triton_kernels_are_permutation_equivariant(seed, N):
     P.assert_permutation_equivariant(attn("triton"), q, k, v, torch.randperm(N, generator=g), torch.randperm(N, generator=g))
 
 
+@NEEDS_TRITON
 def test_triton_kernels_accept_non_contiguous_inputs():
     q, k, v = qkv(3, 1, 2, 50, 50, 32, torch.float32, DEVICE)
     qt = q.transpose(1, 2).contiguous().transpose(1, 2)  # same values, other strides
@@ -146,6 +153,7 @@ def test_triton_kernels_accept_non_contiguous_inputs():
     torch.testing.assert_close(flash_attention(qt, k, v, backend="triton"), flash_attention(q, k, v, backend="triton"))
 
 
+@NEEDS_TRITON
 @pytest.mark.cuda
 @pytest.mark.skipif(not CUDA, reason="bfloat16 kernels need a CUDA GPU (the interpreter computes bf16 wrongly)")
 @pytest.mark.parametrize("causal", [False, True])
@@ -208,3 +216,14 @@ def test_permutation_property_catches_position_dependent_attention():
     q, k, v = qkv(2, 1, 1, 6, 6, 16, torch.float64)
     with pytest.raises(AssertionError, match="permuting keys"):
         P.assert_permutation_equivariant(positional, q, k, v, torch.arange(6), torch.arange(6).flip(0))
+
+
+def test_without_triton_auto_uses_the_tiled_path_and_triton_says_why(monkeypatch):
+    """Where triton is missing (a Mac, a Linux laptop without it), everything but the kernels works."""
+    monkeypatch.setattr(dispatch, "triton_unavailable", lambda: "triton is not installed (test)")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    q, k, v = qkv(0, 1, 1, 20, 20, 16, torch.float32)
+    out = flash_attention(q, k, v)  # auto: would pick the interpreter, now the tiled path
+    torch.testing.assert_close(out, flash_attention(q, k, v, backend="tiled"))
+    with pytest.raises(ValueError, match="unavailable: triton is not installed"):
+        flash_attention(q, k, v, backend="triton")
