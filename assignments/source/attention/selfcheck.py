@@ -295,14 +295,20 @@ def check_transformer_block(transformer_block) -> bool:
     return ok
 
 
-def check_counts(attention_weights_bytes, block_param_count) -> bool:
-    def counts():
+def check_attention_weights_bytes(attention_weights_bytes) -> bool:
+    def sizes():
         for N, H, dtype in ((3, 1, torch.float32), (16, 4, torch.float16), (5, 2, torch.float64)):
             A = torch.empty(H, N, N, dtype=dtype)
             got = attention_weights_bytes(N, H, A.element_size())
             _require(got == A.numel() * A.element_size(),
                      f"attention_weights_bytes({N}, {H}, {A.element_size()}) = {got}; torch.empty({H}, {N}, {N}, "
                      f"dtype={dtype}) takes {A.numel() * A.element_size()} bytes")
+
+    return _run("attention_weights_bytes: the size of the H x N x N weights tensor", sizes)
+
+
+def check_block_param_count(block_param_count) -> bool:
+    def counts():
         for D in (2, 4, 6):
             for bias in (True, False):
                 layer = torch.nn.TransformerEncoderLayer(D, 2, dim_feedforward=4 * D, bias=bias)
@@ -310,4 +316,4 @@ def check_counts(attention_weights_bytes, block_param_count) -> bool:
                 got = block_param_count(D, bias=bias)
                 _require(got == want, f"block_param_count({D}, bias={bias}) = {got}; torch.nn.TransformerEncoderLayer has {want}")
 
-    return _run("attention_weights_bytes and block_param_count agree with torch", counts)
+    return _run("block_param_count: agrees with torch.nn.TransformerEncoderLayer", counts)
