@@ -260,7 +260,7 @@ class Session:
 
     # --- StudentCode --------------------------------------------------------------------------------
     def _request(self, request: dict, values: dict, name: str, stand_ins: Mapping[str, StandInHandler] | None = None,
-                 log: list[Served] | None = None) -> tuple[dict, dict]:
+                 log: list[Served] | None = None, watch=None) -> tuple[dict, dict]:
         """Send one request and wait for its reply, answering the stand-in calls the student's code makes
         meanwhile (they count towards the call's time)."""
         if self.sock is None:
@@ -270,7 +270,7 @@ class Session:
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
-                self._wait_readable(deadline, self.limits.call_cpu_s, cpu)
+                self._wait_readable(deadline, self.limits.call_cpu_s, cpu, watch)
                 message, reply_values = framing.recv(self.sock, deadline)
                 if message.get("op") != "helper":
                     return message, reply_values
@@ -289,7 +289,7 @@ class Session:
             self._kill()
             raise StudentCrashed(f"calling {name} ended the notebook's process ({detail or 'exit or crash'})") from None
 
-    def _wait_readable(self, deadline: float, budget: float, since: list) -> None:
+    def _wait_readable(self, deadline: float, budget: float, since: list, watch=None) -> None:
         """Wait until the next message starts to arrive; raise framing.TimedOut once the sandbox has used
         ``budget`` CPU seconds (read from /proc, outside the sandbox) or the wall-clock backstop
         ``deadline`` has passed. ``since[0]`` holds the CPU time the budget counts from: read only when a
@@ -302,13 +302,15 @@ class Session:
                 raise framing.TimedOut()
             if select.select([self.sock], [], [], wait)[0]:
                 return
+            if watch is not None:
+                watch.sample()
             if self.pgid:
                 used = isolation.tree_cpu_seconds(self.pgid)
                 if since[0] is None:
                     since[0] = used
                 elif used - since[0] > budget:
                     raise framing.TimedOut()
-            step = min(step * 2, 0.05)
+            step = min(step * 2, 0.05 if watch is None else 0.01)  # a memory watch samples more often
 
     def defines(self, name: str) -> bool:
         if name not in self._defines:
@@ -332,7 +334,7 @@ class Session:
             if self.sock is None:
                 self._start()
             peak = isolation.PeakMemory(self.pgid) if measure_memory and self.pgid else None
-            reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log)
+            reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log, peak)
             return to_reply(name, *reply, log, peak.stop() if peak else None)
         except (StudentTimeout, StudentCrashed) as exc:
             if time.monotonic() < self.deadline:

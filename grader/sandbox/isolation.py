@@ -213,18 +213,50 @@ def memory_kb(pid: int | str) -> dict[str, int]:
 
 
 class PeakMemory:
-    """The most memory a process tree held during a stretch of time beyond what it held at the start, in
-    bytes, read from /proc by another process (or by the process itself, in-process): for each process
-    of the tree, its resident high-water mark since the start minus what it held then (a process that
-    started meanwhile counts whole). ``bytes`` is None where it could not be measured."""
+    """The most memory the jail whose monitor is ``root`` held during a stretch of time beyond what it
+    held at the start, in bytes, measured by the grader; ``bytes`` is None where it cannot be measured.
+
+    Where the jail has a memory cgroup of its own (seqgrade running as root, cgroup v1) this is the
+    cgroup's recorded maximum, which the grader resets before the call and the student's process can
+    neither see nor reset. Otherwise it is, for each process of the tree, its resident high-water mark
+    (VmHWM, reset through /proc/PID/clear_refs) minus what it held at the start, a process that started
+    meanwhile counting whole: there a process that resets its own mark could hide a peak, so that path is
+    for machines without root (and for the nbgrader hook, which has no isolation at all)."""
 
     def __init__(self, root: int | str):
-        self.root, self.bytes, self.start = root, None, {}
+        self.root, self.bytes, self.start, self.cgroup = root, None, {}, None
+        group = current_cgroup_dir("memory", root) if root != "self" else None
+        if group and os.path.basename(group).startswith("seqgrade-"):
+            try:
+                with open(os.path.join(group, "memory.max_usage_in_bytes"), "w") as f:
+                    f.write("0")
+                with open(os.path.join(group, "memory.usage_in_bytes")) as f:
+                    self.start_usage = int(f.read())
+                self.cgroup = group
+                return
+            except (OSError, ValueError):
+                pass
         for pid in tree_pids(root):
             if reset_peak_memory(pid):
                 self.start[pid] = memory_kb(pid).get("VmRSS", 0)
+        self.sampled = 0
+
+    def sample(self) -> None:
+        """On the /proc path, also note what the tree holds right now (called while waiting for a reply),
+        so that a process resetting its own high-water mark still shows what it held when sampled."""
+        if self.cgroup or not self.start:
+            return
+        now = sum(max(0, memory_kb(pid).get("VmRSS", 0) - self.start.get(pid, 0)) for pid in tree_pids(self.root))
+        self.sampled = max(self.sampled, now)
 
     def stop(self) -> int | None:
+        if self.cgroup:
+            try:
+                with open(os.path.join(self.cgroup, "memory.max_usage_in_bytes")) as f:
+                    self.bytes = max(0, int(f.read()) - self.start_usage)
+            except (OSError, ValueError):
+                self.bytes = None
+            return self.bytes
         if not self.start:
             return None
         total = 0
@@ -232,7 +264,7 @@ class PeakMemory:
             peak = memory_kb(pid).get("VmHWM")
             if peak is not None:
                 total += max(0, peak - self.start.get(pid, 0))
-        self.bytes = total * 1024
+        self.bytes = max(total, self.sampled) * 1024
         return self.bytes
 
 
@@ -318,11 +350,11 @@ def drop_privileges(uid: int | None, gid: int | None) -> None:
     _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
 
 
-def current_cgroup_dir(controller: str) -> str | None:
-    """Writable cgroup v1 directory of this process for ``controller``, or None."""
+def current_cgroup_dir(controller: str, pid: int | str = "self") -> str | None:
+    """Writable cgroup v1 directory of process ``pid`` (this one by default) for ``controller``, or None."""
     base = f"/sys/fs/cgroup/{controller}"
     try:
-        with open("/proc/self/cgroup") as f:
+        with open(f"/proc/{pid}/cgroup") as f:
             for line in f:
                 _, controllers, path = line.rstrip("\n").split(":", 2)
                 if controller in controllers.split(","):
