@@ -20,7 +20,7 @@ import torch
 __all__ = [
     "scaled_dot_product_attention", "self_attention", "sinusoidal_positions", "multi_head_attention",
     "layer_norm", "rms_norm", "swiglu", "transformer_block", "attention_weights_bytes", "block_param_count",
-    "BLOCK_PARAM_NAMES", "is_permutation_equivariant", "swap_poll_output",
+    "BLOCK_PARAM_NAMES", "causal_bool_mask", "is_permutation_equivariant", "swap_poll_output",
     "SELF_ATTENTION_WITH_POSITIONS_IS_EQUIVARIANT", "SWAP_POLL_OUTPUT",
 ]
 

@@ -17,7 +17,7 @@ from ..compare import compare_arrays, describe
 from ..strategies import gaussian
 from .attention import whole_number
 from .base import CheckFailed, Lazy, Passed, call, diagnose, fail_if, for_all, format_call
-from .positions import RTOL, ATOL, assert_causal, assert_permutation_equivariant, not_mixing
+from .positions import ATOL, RTOL, assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
 from .properties import degeneracy
 
 NAME = "transformer_block"
@@ -133,7 +133,7 @@ def check_transformer_block_permutation_equivariance(student):
                                        show=show)
 
     for_all(block_cases(causal=(False,), min_n=2), prop, max_examples=1, examples=((False, 3, 2, 1, False, 0),),
-            unjudged=str(not_mixing(NAME).message).removeprefix("not judged: "))
+            unjudged=no_mixing_reason(NAME))
 
 
 # --- counting --------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from reference import transformer as ref
 from ..compare import compare_arrays
 from ..strategies import gaussian
 from .base import Lazy, Passed, call, diagnose, expect_value_error, fail_if, for_all, format_call
-from .positions import RTOL, ATOL, assert_causal, assert_permutation_equivariant, not_mixing
+from .positions import ATOL, RTOL, assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
 from .properties import degeneracy
 from .sdpa import allowed_mask
 
@@ -122,7 +122,7 @@ def check_mha_permutation_equivariance(student):
         assert_permutation_equivariant(student, NAME, args, 0, tuple(args[0].shape), case[-1], what="positions of X")
 
     for_all(mha_cases(masks=("none",), min_n=2), prop, max_examples=3, examples=((False, 3, 2, 1, "none", 0),),
-            unjudged=str(not_mixing(NAME).message).removeprefix("not judged: "))
+            unjudged=no_mixing_reason(NAME))
 
 
 def check_mha_rejects_indivisible_heads(student):

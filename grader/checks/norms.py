@@ -13,7 +13,7 @@ from reference import transformer as ref
 from ..compare import compare_arrays
 from ..strategies import gaussian
 from .base import Lazy, call, diagnose, fail_if, for_all, format_call
-from .positions import RTOL, ATOL
+from .positions import ATOL, RTOL
 from .properties import assert_gradients_match_own_function, degeneracy
 
 LEADS = ((), (3,), (2, 3), (2, 1, 3))

@@ -100,5 +100,10 @@ NO_MIXING = ("no output ever changed when the input at another position changed,
              "(X @ Wv, for one, mixes none); this property pays only for attention that mixes positions")
 
 
+def no_mixing_reason(name: str) -> str:
+    """Why a position property is not judged when ``name`` never mixes positions (``for_all``'s ``unjudged``)."""
+    return NO_MIXING.format(name=name)
+
+
 def not_mixing(name: str) -> NotJudged:
-    return NotJudged(NO_MIXING.format(name=name))
+    return NotJudged(no_mixing_reason(name))

@@ -18,8 +18,8 @@ from reference import transformer as ref
 
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian
-from .base import CheckFailed, Lazy, NotJudged, Skip, call, diagnose, fail_if, for_all, format_call
-from .positions import RTOL, ATOL, assert_permutation_equivariant, expect_tensor, random_permutation, with_arg
+from .base import CheckFailed, Lazy, Skip, call, diagnose, fail_if, for_all, format_call
+from .positions import ATOL, RTOL, assert_permutation_equivariant, no_mixing_reason, random_permutation, with_arg
 from .properties import assert_one_example_matches_batch, degeneracy
 
 NAME = "scaled_dot_product_attention"
@@ -307,8 +307,7 @@ def check_self_attention_values(student):
     for_all(self_attention_cases(), prop, max_examples=6, examples=(SELF_SMALL,))
 
 
-UNJUDGED_MIX = ("no output ever changed when another position's input changed, so self_attention does not mix "
-                "positions (X @ Wv, for one, mixes none); equivariance pays only for attention that mixes positions")
+UNJUDGED_MIX = no_mixing_reason(SELF)
 
 
 def check_self_attention_permutation_equivariance(student):

@@ -93,7 +93,7 @@ def check_scaled_dot_product_attention(sdpa) -> bool:
         _close(Y, F.scaled_dot_product_attention(Q, K, V, attn_mask=mask), f"Y for {what} (vs torch)")
         _require(torch.allclose(A.detach().sum(-1), torch.ones(2, n_q, dtype=A.dtype)),
                  f"the rows of A do not sum to 1 for {what}: softmax over the keys (last axis)")
-        if mask is not None:
+        if masked:
             _require(bool(torch.all(A.detach()[:, ~mask] == 0)), f"A is not 0 where the mask is False for {what}")
 
     ok &= _run("scaled_dot_product_attention: agrees with torch; rows of A sum to 1; masked weights are 0", matches_torch)

@@ -1,0 +1,16 @@
+"""Applies a causal mask when no mask is given, as masked self-attention did."""
+
+REPLACE = {
+    'scaled_dot_product_attention': """def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
+    if mask is None:
+        mask = torch.ones(Q.shape[-2], K.shape[-2], dtype=torch.bool).tril()
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return A @ V, A""",
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'scaled_dot_product_attention': ['check_sdpa_values', 'check_sdpa_query_permutation_equivariance', 'check_sdpa_key_value_permutation_invariance'],
+}
