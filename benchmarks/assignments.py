@@ -10,7 +10,8 @@ rounds, the assignments interleaved within a round so that machine load hits the
    as in the workers (the checks, the reference and the student's code, without the sandbox), after one
    warm-up grade per assignment (which draws the examples that later grades replay);
 2. **end to end**: CPU seconds of a whole ``seqgrade grade`` process through the sandbox (start-up,
-   imports, the jail and every call across it), from the exited process tree's rusage;
+   imports, the jail and every call across it), from a cpuacct cgroup of its own where this runs as
+   root (else from rusage, which misses processes nobody waited for);
 3. **sandboxed grading**: the end-to-end figure minus that of ``seqgrade grade`` on a notebook that
    cannot be read (the same start-up, zygote included, and no grading), examples drawn included;
 4. **in a batch**: what one more notebook costs a TA's batch: the CPU seconds of ``seqgrade batch
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -41,6 +43,32 @@ sys.path.insert(0, str(ROOT))
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def cpu_seconds(command: list[str]) -> float:
+    """CPU seconds of ``command`` and every process it starts. Where this runs as root with cgroup v1, the
+    command runs in a cpuacct cgroup of its own (worker pools and sandbox zygotes that are never waited
+    for are counted too); elsewhere from rusage, which misses processes nobody waited for."""
+    group = Path(f"/sys/fs/cgroup/cpuacct/seqgrade-bench-{os.getpid()}")
+    try:
+        group.mkdir(exist_ok=True)
+    except OSError:
+        before = _children_cpu()
+        subprocess.run(command, check=True, capture_output=True)
+        return _children_cpu() - before
+    try:
+        procs = str(group / "cgroup.procs")
+        subprocess.run(command, check=True, capture_output=True,
+                       preexec_fn=lambda: Path(procs).write_text(str(os.getpid())))
+        time.sleep(0.2)  # processes killed on exit are accounted when they are gone
+        return int((group / "cpuacct.usage").read_text()) / 1e9
+    finally:
+        for _ in range(50):
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
 
 
 def main(argv=None) -> int:
@@ -75,18 +103,13 @@ def main(argv=None) -> int:
         for i in range(copies):  # byte-distinct copies: a batch grades identical files only once
             nb["metadata"]["copy"] = i
             (folder / "in" / f"student{i:02d}.ipynb").write_text(json.dumps(nb))
-        before = _children_cpu()
-        subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "batch", str(folder / "in"), "--assignment", assignment,
-                        "--out", str(folder / "out"), "--workers", "1"], check=True, capture_output=True)
-        return _children_cpu() - before
+        return cpu_seconds([str(ROOT / ".venv" / "bin" / "seqgrade"), "batch", str(folder / "in"), "--assignment",
+                            assignment, "--out", str(folder / "out"), "--workers", "1"])
     broken = work / "broken.ipynb"
     broken.write_text("{ not json")
 
     def seqgrade_cpu(path, assignment) -> float:
-        before = _children_cpu()
-        subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "grade", str(path), "--json", "--assignment", assignment],
-                       check=True, capture_output=True)
-        return _children_cpu() - before
+        return cpu_seconds([str(ROOT / ".venv" / "bin" / "seqgrade"), "grade", str(path), "--json", "--assignment", assignment])
 
     with Grader(backend="inprocess") as grader:
         for a in names:  # warm-up: draws every check's examples once
