@@ -39,7 +39,7 @@ def workspace(tmp_path_factory, released):
     result = subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "demo", "--out", "demo-out"], cwd=ws,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
-    for assignment in ("sequence_models", "recursive_attention", "rnn_lm"):
+    for assignment in ("sequence_models", "attention", "recursive_attention", "rnn_lm"):
         assert (ws / "demo-out" / assignment / "graded" / "grades.csv").is_file(), assignment
     samples = make_samples(released[1], ws / "submissions", count=3)
     shutil.copy(samples[0], ws / "submission.ipynb")
