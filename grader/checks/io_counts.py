@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 
 from reference import recursive as ref
 
-from ..calls import StudentMissing
 from ..compare import describe
+from .answers import check_letter
 from .attention import whole_number
 from .base import CheckFailed, Lazy, call, expect_value_error, for_all, format_call
 from .properties import degeneracy
@@ -57,12 +57,5 @@ def check_attention_io_rejects_small_memory(student):
 
 def check_answer_tiling_does_not_help(student):
     """TILING_DOES_NOT_HELP names the situation in which tiling does not reduce HBM traffic."""
-    if not student.defines("TILING_DOES_NOT_HELP"):
-        raise StudentMissing("TILING_DOES_NOT_HELP", "assign your answer to this variable")
-    value = student.get("TILING_DOES_NOT_HELP")
-    if not isinstance(value, str) or value.strip().upper() not in ("A", "B", "C", "D"):
-        raise CheckFailed(f"TILING_DOES_NOT_HELP should be one of the strings 'A', 'B', 'C' or 'D'; got {describe(value)}",
-                          kind="type")
-    if value.strip().upper() != ref.TILING_DOES_NOT_HELP:
-        raise CheckFailed(f"TILING_DOES_NOT_HELP = {value!r} is not right. Compare the two counts from attention_io: "
-                          f"for which sizes is N^2 d^2 / M no smaller than N^2?")
+    check_letter(student, "TILING_DOES_NOT_HELP", "ABCD", ref.TILING_DOES_NOT_HELP,
+                 "Compare the two counts from attention_io: for which sizes is N^2 d^2 / M no smaller than N^2?")

@@ -6,20 +6,14 @@ import torch
 
 from reference import transformer as ref
 
-from ..calls import StudentMissing
 from ..compare import describe
+from .answers import answer
 from .base import CheckFailed
-
-
-def _answer(student, name):
-    if not student.defines(name):
-        raise StudentMissing(name, "assign your answer to this variable")
-    return student.get(name)
 
 
 def check_answer_equivariant_with_positions(student):
     """EQUIVARIANT_WITH_POSITIONS says whether X -> self_attention(X + P) is still permutation equivariant."""
-    value = _answer(student, "EQUIVARIANT_WITH_POSITIONS")
+    value = answer(student, "EQUIVARIANT_WITH_POSITIONS")
     if type(value) is not bool:
         raise CheckFailed(f"EQUIVARIANT_WITH_POSITIONS should be True or False (a bool); got {describe(value)}",
                           kind="type")
@@ -41,7 +35,7 @@ def _vector(value):
 
 def check_answer_swap_poll_output(student):
     """SWAP_POLL_OUTPUT is x4's output after x2 and x3 swap places, in the lecture's poll."""
-    value = _answer(student, "SWAP_POLL_OUTPUT")
+    value = answer(student, "SWAP_POLL_OUTPUT")
     got = _vector(value)
     want = ref.SWAP_POLL_OUTPUT.numpy()
     if got is None or got.shape != want.shape:
