@@ -10,6 +10,7 @@ from grader.backends.inprocess import InProcess
 from grader.judge import judge_exercise
 from grader.registry import SEQUENCE_MODELS
 
+from .check_table import CheckTable
 from .solutions import SOLUTION
 
 # check name -> (replacement code appended after the solution, words the failure message must contain)
@@ -179,49 +180,16 @@ def mha_param_count(d_model, n_heads, bias=True):
 """, ["expected a ValueError"]),
 }
 
-ALL_CHECKS = {c.name: (e.id, c) for e in SEQUENCE_MODELS.exercises for c in e.checks}
-
-
-def judged(student, exercise_id: str) -> dict:
-    """{check name: CheckResult} for one exercise, judged as in a real grade."""
-    return {r.name: r for r in judge_exercise(SEQUENCE_MODELS.exercise(exercise_id), student).checks}
+TABLE = CheckTable(SEQUENCE_MODELS, SOLUTION, WRONG)
+ALL_CHECKS = TABLE.checks
+judged = TABLE.judged
+test_every_check_has_a_wrong_implementation = TABLE.test_every_check_has_a_wrong_implementation
+test_check_passes_on_a_correct_solution = TABLE.test_check_passes_on_a_correct_solution
+test_check_fails_on_a_wrong_implementation = TABLE.test_check_fails_on_a_wrong_implementation
 
 
 def _grade_check(source, name):
-    student, reports = InProcess.from_cells([(0, SOLUTION), (1, source)], ("selfcheck",))
-    assert all(r["status"] == "ok" for r in reports), reports
-    return judged(student, ALL_CHECKS[name][0])[name]
-
-
-def test_every_check_has_a_wrong_implementation():
-    assert set(WRONG) == set(ALL_CHECKS)
-
-
-@pytest.fixture(scope="module")
-def solution_results():
-    student, _ = InProcess.from_cells([(0, SOLUTION)], ("selfcheck",))
-    return {e.id: judged(student, e.id) for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
-
-
-@pytest.mark.parametrize("name", sorted(ALL_CHECKS))
-def test_check_passes_on_a_correct_solution(name, solution_results):
-    exercise_id, check = ALL_CHECKS[name]
-    result = solution_results[exercise_id][name]
-    assert result.status == "passed", result.message
-    assert result.points == check.points
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_check_fails_on_a_wrong_implementation(name):
-    _, check = ALL_CHECKS[name]
-    source, words = WRONG[name]
-    result = _grade_check(source, name)
-    assert result.status in ("failed", "error"), f"{name} accepted a wrong implementation"
-    assert result.points == 0
-    for word in words:
-        assert word in result.message, result.message
-    if check.hint or result.kind != "values":
-        assert "Hint: " in result.message, result.message
+    return judged(TABLE.student(source), ALL_CHECKS[name][0])[name]
 
 
 def test_failure_messages_shrink_to_a_small_input():

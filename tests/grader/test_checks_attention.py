@@ -10,11 +10,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import codec
-from grader.backends.inprocess import InProcess
 from grader.judge import judge_exercise
 from grader.registry import get_assignment
 from grader.release import ASSIGNMENTS_ROOT
+
+from .check_table import CheckTable
 
 ATTENTION = get_assignment("attention")
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "courses" / "attention" / "wrong"
@@ -36,14 +36,6 @@ def corpus(name: str) -> str:
     exec((CORPUS / f"{name}.py").read_text(), ns)
     return "\n\n".join(ns["REPLACE"].values())
 
-
-def _carries_dicts() -> bool:
-    _, values = codec.decode_frame(codec.encode_message({}, {"v": {"a": 1}}))
-    return values["v"] == {"a": 1}
-
-
-needs_dicts = pytest.mark.skipif(not _carries_dicts(), reason="grader.codec does not carry dicts yet, and "
-                                 "transformer_block takes its params as a dict (see the attention report)")
 
 # check name -> (replacement code appended after the solution, words the failure message must contain)
 WRONG = {
@@ -105,22 +97,14 @@ def transformer_block(x, params, n_heads, causal):
     "check_block_param_count_matches_torch": (corpus("block_count_forgets_norms"), ["parameters"]),
 }
 
-ALL_CHECKS = {c.name: (e.id, c) for e in ATTENTION.exercises for c in e.checks}
-BLOCK = {c.name for c in ATTENTION.exercise("transformer_block").checks}
 
 
-def _student(*sources):
-    student, reports = InProcess.from_cells([(i, s) for i, s in enumerate((SOLUTION, *sources))], ("selfcheck",))
-    assert all(r["status"] == "ok" for r in reports), reports
-    return student
-
-
-def judged(student, exercise_id: str) -> dict:
-    return {r.name: r for r in judge_exercise(ATTENTION.exercise(exercise_id), student).checks}
-
-
-def test_every_check_has_a_wrong_implementation():
-    assert set(WRONG) == set(ALL_CHECKS)
+TABLE = CheckTable(ATTENTION, SOLUTION, WRONG)
+judged = TABLE.judged
+_student = TABLE.student
+test_every_check_has_a_wrong_implementation = TABLE.test_every_check_has_a_wrong_implementation
+test_check_passes_on_a_correct_solution = TABLE.test_check_passes_on_a_correct_solution
+test_check_fails_on_a_wrong_implementation = TABLE.test_check_fails_on_a_wrong_implementation
 
 
 def test_points_total_and_helpers_come_first():
@@ -128,36 +112,6 @@ def test_points_total_and_helpers_come_first():
     assert ATTENTION.exercise("transformer_block").requires == ("layer_norm", "multi_head_attention")
 
 
-@pytest.fixture(scope="module")
-def solution_results():
-    student = _student()
-    return {e.id: judged(student, e.id) for e in ATTENTION.exercises if e.kind != "manual"}
-
-
-@pytest.mark.parametrize("name", sorted(ALL_CHECKS))
-def test_check_passes_on_the_solution(name, solution_results):
-    if name in BLOCK and not _carries_dicts():
-        pytest.skip("grader.codec does not carry dicts yet")
-    exercise_id, check = ALL_CHECKS[name]
-    result = solution_results[exercise_id][name]
-    assert result.status == "passed", result.message
-    assert result.points == check.points
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_check_fails_on_a_wrong_implementation(name):
-    if name in BLOCK and not _carries_dicts():
-        pytest.skip("grader.codec does not carry dicts yet")
-    exercise_id, check = ALL_CHECKS[name]
-    source, words = WRONG[name]
-    result = judged(_student(source), exercise_id)[name]
-    assert result.status in ("failed", "error"), f"{name} accepted a wrong implementation"
-    assert result.points == 0
-    for word in words:
-        assert word in result.message, result.message
-
-
-@needs_dicts
 def test_transformer_block_is_graded_with_the_reference_helpers():
     """A wrong layer_norm (unbiased variance) in the notebook costs layer_norm, not transformer_block."""
     student = _student(corpus("layer_norm_unbiased_variance"))

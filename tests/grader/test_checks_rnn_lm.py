@@ -9,12 +9,13 @@ import re
 import nbformat
 import pytest
 
-from grader.backends.inprocess import InProcess
 from grader.checks.language_model import SMALL, lm_inputs
 from grader.judge import judge_exercise
 from grader.registry import get_assignment
 from grader.release import ASSIGNMENTS_ROOT
 from grader.standins import for_exercise
+
+from .check_table import CheckTable
 
 RNN_LM = get_assignment("rnn_lm")
 NOTEBOOK = nbformat.read(ASSIGNMENTS_ROOT / "source" / "rnn_lm" / "rnn_lm.ipynb", as_version=4)
@@ -251,49 +252,15 @@ def receptive_field(kernel_size, dilations):
     "check_answer_lstm_param_count": ("LSTM_PARAM_COUNT = 2480", ["not right"]),
 }
 
-ALL_CHECKS = {c.name: (e.id, c) for e in RNN_LM.exercises for c in e.checks}
 
 
-def _student(*extra):
-    cells = [(1, SOLUTION)] + [(2 + i, src) for i, src in enumerate(extra)]
-    student, reports = InProcess.from_cells(cells, ("selfcheck",))
-    assert all(r["status"] == "ok" for r in reports), reports
-    return student
-
-
-def judged(student, exercise_id: str) -> dict:
-    return {r.name: r for r in judge_exercise(RNN_LM.exercise(exercise_id), student).checks}
-
-
-def test_every_check_has_a_wrong_implementation():
-    assert set(WRONG) == set(ALL_CHECKS)
-
-
-@pytest.fixture(scope="module")
-def solution_results():
-    student = _student()
-    return {e.id: judged(student, e.id) for e in RNN_LM.exercises if e.kind != "manual"}
-
-
-@pytest.mark.parametrize("name", sorted(ALL_CHECKS))
-def test_check_passes_on_a_correct_solution(name, solution_results):
-    exercise_id, check = ALL_CHECKS[name]
-    result = solution_results[exercise_id][name]
-    assert result.status == "passed", result.message
-    assert result.points == check.points
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_check_fails_on_a_wrong_implementation(name):
-    exercise_id, check = ALL_CHECKS[name]
-    source, words = WRONG[name]
-    result = judged(_student(source), exercise_id)[name]
-    assert result.status in ("failed", "error"), f"{name} accepted a wrong implementation"
-    assert result.points == 0
-    for word in words:
-        assert word in result.message, result.message
-    if check.hint or result.kind != "values":
-        assert "Hint: " in result.message, result.message
+TABLE = CheckTable(RNN_LM, SOLUTION, WRONG)
+ALL_CHECKS = TABLE.checks
+judged = TABLE.judged
+_student = TABLE.student
+test_every_check_has_a_wrong_implementation = TABLE.test_every_check_has_a_wrong_implementation
+test_check_passes_on_a_correct_solution = TABLE.test_check_passes_on_a_correct_solution
+test_check_fails_on_a_wrong_implementation = TABLE.test_check_fails_on_a_wrong_implementation
 
 
 STATES_WITHOUT_RECURRENCE = """

@@ -1,0 +1,67 @@
+"""The table every assignment's check tests share: each check passes on a solution written as a student
+would, and fails (with the words its message must contain, and a hint) on a wrong implementation.
+
+A test module makes one ``CheckTable`` and binds its tests by name, so pytest collects them there:
+
+    TABLE = CheckTable(ATTENTION, SOLUTION, WRONG)
+    test_every_check_has_a_wrong_implementation = TABLE.test_every_check_has_a_wrong_implementation
+    test_check_passes_on_a_correct_solution = TABLE.test_check_passes_on_a_correct_solution
+    test_check_fails_on_a_wrong_implementation = TABLE.test_check_fails_on_a_wrong_implementation
+"""
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from grader.backends.inprocess import InProcess
+from grader.judge import judge_exercise
+
+
+class CheckTable:
+    def __init__(self, assignment, solution: str, wrong: dict):
+        self.assignment, self.solution, self.wrong = assignment, solution, wrong
+        self.checks = {c.name: (e.id, c) for e in assignment.exercises for c in e.checks}
+        table = self
+
+        def test_every_check_has_a_wrong_implementation():
+            assert set(table.wrong) == set(table.checks)
+
+        @pytest.mark.parametrize("name", sorted(self.checks))
+        def test_check_passes_on_a_correct_solution(name):
+            exercise_id, check = table.checks[name]
+            result = table.solution_results()[exercise_id][name]
+            assert result.status == "passed", result.message
+            assert result.points == check.points
+
+        @pytest.mark.parametrize("name", sorted(self.wrong))
+        def test_check_fails_on_a_wrong_implementation(name):
+            exercise_id, check = table.checks[name]
+            source, words = table.wrong[name]
+            result = table.judged(table.student(source), exercise_id)[name]
+            assert result.status in ("failed", "error"), f"{name} accepted a wrong implementation"
+            assert result.points == 0
+            for word in words:
+                assert word in result.message, result.message
+            if check.hint or result.kind != "values":
+                assert "Hint: " in result.message, result.message
+
+        self.test_every_check_has_a_wrong_implementation = test_every_check_has_a_wrong_implementation
+        self.test_check_passes_on_a_correct_solution = test_check_passes_on_a_correct_solution
+        self.test_check_fails_on_a_wrong_implementation = test_check_fails_on_a_wrong_implementation
+
+    def student(self, *sources: str):
+        """The solution, then ``sources`` (later definitions replace earlier ones), run in-process."""
+        cells = [(i, s) for i, s in enumerate((self.solution, *sources))]
+        student, reports = InProcess.from_cells(cells, self.assignment.modules)
+        assert all(r["status"] == "ok" for r in reports), reports
+        return student
+
+    def judged(self, student, exercise_id: str) -> dict:
+        """{check name: CheckResult} for one exercise, judged as in a real grade."""
+        return {r.name: r for r in judge_exercise(self.assignment.exercise(exercise_id), student).checks}
+
+    @functools.cache
+    def solution_results(self) -> dict:
+        student = self.student()
+        return {e.id: self.judged(student, e.id) for e in self.assignment.exercises if e.kind != "manual"}
