@@ -6,6 +6,7 @@ STAMP := $(VENV)/.seqgrade-installed
 # The CPU build of torch is installed first, on its own, so that nothing later resolves torch to a
 # multi-GB CUDA build. On a machine whose pip does not find a CPU wheel for this spec, pass e.g.
 #   make test TORCH_SPEC="torch==2.13.0 --index-url <your CPU wheel index>"
+# If a CUDA build is pulled in anyway, install stops and says how to start again.
 TORCH_SPEC ?= torch==2.13.0
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 DEMO_OUT ?= demo-out
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) $(TORCH_SPEC)
 	$(PIP) -c constraints.txt -e '.[test]'
-	$(PY) -c "import importlib.metadata as md, sys; cuda = sorted(d.metadata['Name'] for d in md.distributions() if d.metadata['Name'].lower().startswith('nvidia-')); sys.exit(f'a CUDA build of torch was pulled in: {cuda}') if cuda else None"
+	$(PY) -c "import importlib.metadata as md, sys; cuda = sorted(d.metadata['Name'] for d in md.distributions() if d.metadata['Name'].lower().startswith('nvidia-')); sys.exit(f'a CUDA build of torch was pulled in ({len(cuda)} nvidia packages, several GB): rm -rf $(VENV), then run make again with TORCH_SPEC naming a CPU wheel, e.g. TORCH_SPEC=\"torch==2.13.0 --index-url <a CPU wheel index>\" (see README, Where it runs)') if cuda else None"
 	touch $(STAMP)
 
 demo: $(STAMP)
