@@ -12,6 +12,7 @@ earns a point, only the value returned and its gradients.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import types
 from typing import Callable
@@ -99,6 +100,11 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
                 ns[name] = stub
             if original is None or not callable(original):
                 continue
+            for key, value in list(ns.items()):  # partial objects and containers that captured it
+                swapped = _swap_captured(value, original, stub)
+                if swapped is not value:
+                    undo.append((ns, key, value))
+                    ns[key] = swapped
             for value in list(ns.values()):  # default arguments that captured the student's function
                 if isinstance(value, types.FunctionType):
                     for attr in ("__defaults__", "__kwdefaults__"):
@@ -122,6 +128,24 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
 
 
 _MISSING = object()
+
+
+def _swap_captured(value, original, stub):
+    """``value`` with ``original`` replaced by ``stub`` where it was captured: a functools.partial of it
+    (or with it among its arguments), or a list, tuple or dict holding it. ``value`` itself when unchanged."""
+    if isinstance(value, functools.partial):
+        func = stub if value.func is original else value.func
+        args = tuple(stub if a is original else a for a in value.args)
+        keywords = {k: stub if v is original else v for k, v in value.keywords.items()}
+        if func is value.func and all(a is b for a, b in zip(args, value.args)) and \
+                all(keywords[k] is value.keywords[k] for k in keywords):
+            return value
+        return functools.partial(func, *args, **keywords)
+    if type(value) in (list, tuple) and any(v is original for v in value):
+        return type(value)(stub if v is original else v for v in value)
+    if type(value) is dict and any(v is original for v in value.values()):
+        return {k: stub if v is original else v for k, v in value.items()}
+    return value
 
 
 def _objective(out, cot):

@@ -25,6 +25,13 @@ def _scores(q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 def attention_partial(q: torch.Tensor, K: torch.Tensor, V: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(s, v)``: the log-sum-exp of the scaled scores and the softmax-weighted values over the keys K.
     With no keys (``K`` of shape (0, d)) this is the empty state: ``s = -inf``, ``v = 0``."""
+    for name, t, dims in (("q", q, (1, 2)), ("K", K, (2,)), ("V", V, (2,))):
+        if not isinstance(t, torch.Tensor) or t.ndim not in dims:
+            raise ValueError(f"attention_partial: {name} must be a tensor with {' or '.join(map(str, dims))} dimensions; "
+                             f"got {tuple(getattr(t, 'shape', ())) or type(t).__name__}")
+    if K.shape != (V.shape[0], q.shape[-1]):
+        raise ValueError(f"attention_partial: K must have shape (Nk, d) = ({V.shape[0]}, {q.shape[-1]}) to match q and V; "
+                         f"got {tuple(K.shape)}")
     if K.shape[0] == 0:
         shape = q.shape[:-1]
         return (torch.full(shape, float("-inf"), dtype=q.dtype),

@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 from .. import execute, invoke
 from ..calls import Reply, Served, StandInHandler, serve_helper
 from ..codec import decode_frame, encode_message
-from ..sandbox.isolation import PeakMemory
+from ..sandbox.isolation import PeakMemory, fix_mmap_threshold
 from .replies import to_reply
 
 
@@ -49,6 +49,8 @@ class InProcess:
         request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
                    "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
         log: list[Served] = []
+        if measure_memory:
+            fix_mmap_threshold(128 * 1024)  # as in the sandbox: freed blocks leave, so the peak is what was live
         peak = PeakMemory("self") if measure_memory else None
         reply = self._request(request, {"args": list(args), "cotangent": cotangent}, stand_ins, log)
         return to_reply(name, *reply, log, peak.stop() if peak else None)

@@ -26,6 +26,11 @@ def _vector(value):
     """The answer as a float64 vector, or None when it is not a flat list of numbers."""
     if isinstance(value, torch.Tensor):
         value = value.detach().numpy()
+    if isinstance(value, (list, tuple)) and not all(
+            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in value):
+        return None  # strings, complex numbers, nested lists are not numbers of the answer
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "iuf":
+        return None
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):

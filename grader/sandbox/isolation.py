@@ -186,6 +186,16 @@ def tree_cpu_seconds(root: int) -> float:
     return ticks / _TICKS
 
 
+def fix_mmap_threshold(size: int) -> bool:
+    """glibc: map every allocation of ``size`` bytes or more on its own and stop adjusting the threshold
+    (mallopt M_MMAP_THRESHOLD), so memory freed by a call leaves the process. False where not glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(-3, int(size)))  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        return False
+
+
 def reset_peak_memory(pid: int | str) -> bool:
     """Start a new peak-memory measurement of process ``pid`` ("self" for this one): Linux resets its
     resident-set high-water mark (VmHWM) when "5" is written to /proc/PID/clear_refs. False where that

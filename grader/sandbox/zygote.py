@@ -30,6 +30,10 @@ NS_FLAGS = isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWI
 
 def _warm_up() -> None:
     torch.set_num_threads(1)
+    # A fixed mmap threshold (glibc raises it as large blocks are freed, so freed blocks of a loop stay
+    # resident and a call's measured peak would depend on the calls before it): every allocation of
+    # 128 KiB or more is mapped on its own and returned when freed. Inherited by every jail.
+    isolation.fix_mmap_threshold(128 * 1024)
     x = torch.randn(8, 8, requires_grad=True)
     torch.softmax(x @ x.T, dim=-1).sum().backward()
     np.linalg.pinv(np.random.default_rng(0).standard_normal((6, 4)))
