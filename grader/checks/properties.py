@@ -9,7 +9,7 @@ that returns a constant, only zeros, one of its inputs, or that raises on every 
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import torch
@@ -78,6 +78,41 @@ def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str |
         return Degenerate(f"it returns the same value, {describe(outs[0])}, for every input")
     if all(_echoes(out, args) for out, args in zip(outs, cases)):
         return Degenerate("it returns one of its inputs unchanged")
+    return None
+
+
+def ignored_input(student: StudentCode, name: str, args: Sequence, which: Mapping, part: int | None = None) -> str | None:
+    """Why ``name`` does no real work on ``args``: an input it ignores. ``which`` maps an argument's index
+    (or ``(index, key)`` for an entry of a dict argument) to its name; each is moved in turn (floating-point
+    tensors only) and the result (its output ``part``, for a function returning a tuple) must change.
+    None when the function responds to every one of them."""
+    def result(values):
+        out = call(student, name, *values).value
+        if part is not None and isinstance(out, (tuple, list)) and len(out) > part:
+            return out[part]
+        return out
+
+    try:
+        base = result(args)
+    except StudentErrorAt as exc:
+        return Degenerate(f"it raised on a valid input: {exc.message}", "error")
+    for position, label in which.items():
+        index, key = position if isinstance(position, tuple) else (position, None)
+        moved = list(args)
+        target = moved[index][key] if key is not None else moved[index]
+        if not (isinstance(target, torch.Tensor) and target.is_floating_point()):
+            continue
+        nudged = target + (0.5 + gaussian(91 + index, *target.shape).abs()).to(target.dtype)
+        if key is not None:
+            moved[index] = {**moved[index], key: nudged}
+        else:
+            moved[index] = nudged
+        try:
+            out = result(moved)
+        except StudentErrorAt:
+            return None  # raising on some valid input is the values checks' business
+        if _numbers(out) is not None and _same(out, base):
+            return Degenerate(f"its result does not change when {label} changes, so it ignores {label}")
     return None
 
 
