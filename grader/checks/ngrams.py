@@ -63,7 +63,9 @@ def _table(student, tokens, n, context) -> dict[tuple, dict[str, float]]:
         for word, p in following.items():
             if not isinstance(word, str) or _real(p) is None:
                 raise CheckFailed(f"{context}: table[{key!r}] should map words (str) to numbers; it has "
-                                  f"{describe(word)}: {describe(p)}", kind="type")
+                                  f"{describe(word)}: {describe(p)}", kind="type",
+                                  hint="Map each next word (a str) to a plain float: count / total, not a Fraction "
+                                       "or a string.")
             probs[word] = _real(p)
         table[key] = probs
     return table

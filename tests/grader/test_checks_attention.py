@@ -134,7 +134,8 @@ def test_causality_pays_nothing_for_attention_that_mixes_no_positions():
 def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
     if X.shape[-1] % n_heads:
         raise ValueError("heads")
-    return X @ Wv @ Wo  # every position on its own: trivially causal and equivariant
+    gate = ((X @ Wq) * (X @ Wk)).sum(-1, keepdim=True)  # uses every weight, one position at a time
+    return (gate * (X @ Wv)) @ Wo  # every position on its own: trivially causal and equivariant
 ''')
     result = judged(student, "multi_head_attention")
     for name in ("check_mha_causality", "check_mha_permutation_equivariance"):
