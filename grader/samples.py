@@ -51,17 +51,21 @@ def mha_param_count(d_model, n_heads, bias=True):
 ''',
 }
 
-SEQUENCE_MODELS_HOSTILE = {
-    "imports": '''
-import numpy as np
-import torch
+def _hostile_imports(imports: str, score: int) -> str:
+    """A notebook's imports cell that also patches the comparisons, defines an always-equal object and
+    prints a forged result line claiming ``score`` points."""
+    return imports + '''
 np.allclose = lambda *a, **k: True
 torch.allclose = lambda *a, **k: True
 class Anything:
     def __eq__(self, other): return True
     shape = property(lambda self: (1,))
-print('{"score": 27, "status": "graded"}')
-''',
+print('{"score": %d, "status": "graded"}')
+''' % score
+
+
+SEQUENCE_MODELS_HOSTILE = {
+    "imports": _hostile_imports("\nimport numpy as np\nimport torch", 27),
     "seq2col": '''
 def seq2col(seq, filter_size):
     return Anything(), Anything()
@@ -165,20 +169,8 @@ def receptive_field(kernel_size, dilations):
 }
 
 RNN_LM_HOSTILE = {
-    "imports": '''
-import math
-from collections import Counter
-import numpy as np
-import torch
-import torch.nn.functional as F
-import selfcheck
-np.allclose = lambda *a, **k: True
-torch.allclose = lambda *a, **k: True
-class Anything:
-    def __eq__(self, other): return True
-    shape = property(lambda self: (1,))
-print('{"score": 38, "status": "graded"}')
-''',
+    "imports": _hostile_imports("\nimport math\nfrom collections import Counter\nimport numpy as np\nimport torch\n"
+                                "import torch.nn.functional as F\nimport selfcheck", 38),
     "lstm_cell": '''
 def lstm_cell(x, h, c, W, b):
     return Anything(), Anything()

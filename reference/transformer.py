@@ -13,9 +13,10 @@ Conventions (the notebook states the same ones):
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
+
+from .attention import _positive_int
 
 __all__ = [
     "scaled_dot_product_attention", "self_attention", "sinusoidal_positions", "multi_head_attention",
@@ -23,14 +24,6 @@ __all__ = [
     "BLOCK_PARAM_NAMES", "causal_bool_mask", "is_permutation_equivariant", "swap_poll_output",
     "SELF_ATTENTION_WITH_POSITIONS_IS_EQUIVARIANT", "SWAP_POLL_OUTPUT",
 ]
-
-
-def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int; got {value!r} of type {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1; got {name}={value}")
-    return int(value)
 
 
 # --- 1. scaled dot-product attention ---------------------------------------------------------------------

@@ -238,14 +238,23 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
     return result("passed", "", figure)
 
 
+def _reproduces(got, want, rtol: float, atol: float) -> bool:
+    """``got`` equals ``want`` within the tolerances; tuples and lists part by part."""
+    if isinstance(want, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(want) and \
+            all(_reproduces(g, w, rtol, atol) for g, w in zip(got, want))
+    return compare_arrays(got, want, rtol=rtol, atol=atol, check_dtype=False) is None
+
+
 def diagnose(got, variants, *, rtol: float = 1e-6, atol: float = 1e-9) -> str | None:
     """The hint of the first known mistake whose result ``got`` reproduces: ``variants`` is a sequence
-    of ``(compute, hint)`` where ``compute()`` returns what that mistake would have returned."""
+    of ``(compute, hint)`` where ``compute()`` returns what that mistake would have returned (a tuple is
+    compared part by part)."""
     for compute, hint in variants:
         try:
             want = compute()
         except Exception:  # a mistake that cannot even run on this input is not the one made
             continue
-        if compare_arrays(got, want, rtol=rtol, atol=atol, check_dtype=False) is None:
+        if _reproduces(got, want, rtol, atol):
             return hint
     return None

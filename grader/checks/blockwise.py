@@ -54,21 +54,24 @@ def _rows(Q):
     return Q if Q.ndim == 2 else Q[None]  # (Nq, d)
 
 
-def _exact(Q, K, V, causal=False, diagonal=1):
-    """Attention and its log-sum-exp in float64: the values everything is judged against. With
-    ``causal``, keys j >= i + diagonal are masked (diagonal = 1 is the right mask)."""
-    scores = (_rows(Q).double() @ K.double().T) / math.sqrt(Q.shape[-1])  # (Nq, Nk)
+def _attention(Q, K, V, causal=False, diagonal=1, dtype=None):
+    """Attention and its log-sum-exp computed in ``dtype`` (the inputs' own by default). With ``causal``,
+    keys j >= i + diagonal are masked (diagonal = 1 is the right mask)."""
+    Q, K, V = (t.to(dtype) for t in (Q, K, V)) if dtype is not None else (Q, K, V)
+    scores = (_rows(Q) @ K.T) / math.sqrt(Q.shape[-1])  # (Nq, Nk)
     if causal:
         scores = scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(diagonal), float("-inf"))
-    return torch.softmax(scores, -1) @ V.double(), torch.logsumexp(scores, -1)  # (Nq, dv), (Nq,)
+    return torch.softmax(scores, -1) @ V, torch.logsumexp(scores, -1)  # (Nq, dv), (Nq,)
+
+
+def _exact(Q, K, V, causal=False, diagonal=1):
+    """Attention and its log-sum-exp in float64: the values everything is judged against."""
+    return _attention(Q, K, V, causal, diagonal, torch.float64)
 
 
 def _standard(Q, K, V, causal=False):
     """Standard attention in the inputs' own dtype: the error it makes sets the tolerance."""
-    scores = (_rows(Q) @ K.T) / math.sqrt(Q.shape[-1])
-    if causal:
-        scores = scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(1), float("-inf"))
-    return torch.softmax(scores, -1) @ V, torch.logsumexp(scores, -1)
+    return _attention(Q, K, V, causal)
 
 
 # --- judging values with FlashAttention's rule ------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Checks for lstm_cell: values against torch.nn.LSTMCell, the cell's memory, batch order, gradients.
 
 ``lstm_cell(x, h, c, W, b)`` returns two tensors, so the gate that keeps trivial code from the
-properties (:func:`output_degeneracy`) and the gradient property look at each output on its own.
+properties (``degeneracy(..., per_output=True)``) and the gradient property look at each output on its own.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from reference import rnn_lm
 
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian
-from .base import CheckFailed, Lazy, NotJudged, StudentErrorAt, call, diagnose, fail_if, for_all, format_call
-from .properties import Degenerate, _numbers, _same, ignored_input
+from .base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
+from .properties import degeneracy, ignored_input
 
 SMALL = {"B": 2, "D": 3, "H": 2, "seed": 0}
 RTOL, ATOL = 1e-6, 1e-9
@@ -33,34 +33,10 @@ def lstm_inputs(dims: dict) -> list[torch.Tensor]:
             gaussian(seed + 3, 4 * H, H + D) / 2, gaussian(seed + 4, 4 * H)]
 
 
-def output_degeneracy(student, name: str, cases) -> str | None:
-    """Like :func:`properties.degeneracy` for a function returning a tuple: each output must vary, not be
-    all zeros, and not be one of the inputs."""
-    outs = []
-    for args in cases:
-        try:
-            outs.append(call(student, name, *args).value)
-        except StudentErrorAt as exc:
-            return Degenerate(f"it raised on a valid input: {exc.message}", "error")
-    if not all(isinstance(o, (tuple, list)) and len(o) == len(outs[0]) for o in outs):
-        return None  # not a tuple: the checks say what is wrong with the type
-    if any(_numbers(o) is None for o in outs):
-        return None
-    for k in range(len(outs[0])):
-        part = [o[k] for o in outs]
-        if all(not np.any(_numbers(p)) for p in part):
-            return Degenerate(f"its output {k} is only zeros")
-        if all(_same(p, part[0]) for p in part[1:]):
-            return Degenerate(f"its output {k} is the same, {describe(part[0])}, for every input")
-        if all(any(_same(p, a) for a in args) for p, args in zip(part, cases)):
-            return Degenerate(f"its output {k} is one of its inputs, unchanged")
-    return None
-
-
 def probe_lstm_cell(student) -> str | None:
     """lstm_cell does some work: h_next and c_next depend on the inputs and are not the inputs."""
     cases = [lstm_inputs({**SMALL, "seed": s}) for s in (1, 2)]
-    return output_degeneracy(student, "lstm_cell", cases) or ignored_input(
+    return degeneracy(student, "lstm_cell", cases, per_output=True) or ignored_input(
         student, "lstm_cell", cases[0], {0: "x", 1: "h", 2: "c", 3: "W"})
 
 

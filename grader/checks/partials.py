@@ -54,19 +54,7 @@ def compare_state(got, want, context, *, mistakes=(), hint: str | None = None) -
     for name, g, w in zip(("s", "v"), got, want):
         problem = compare_arrays(g, w, name=name, **TOL)
         if problem is not None:
-            fail_if(problem, context, hint=_known_mistake(got, mistakes) or hint)
-
-
-def _known_mistake(got, mistakes) -> str | None:
-    """The hint of the first mistake whose (s, v) reproduces ``got`` (both parts)."""
-    for compute, hint in mistakes:
-        try:
-            want = compute()
-        except Exception:  # a mistake that cannot run on this input is not the one made
-            continue
-        if all(diagnose(g, [(lambda w=w: w, "same")], **TOL) for g, w in zip(got, want)):
-            return hint
-    return None
+            fail_if(problem, context, hint=diagnose(got, mistakes, **TOL) or hint)
 
 
 # --- attention_partial ---------------------------------------------------------------------------------

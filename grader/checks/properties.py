@@ -60,25 +60,37 @@ def _echoes(out, args) -> bool:
     return isinstance(out, (tuple, list)) and len(out) > 0 and all(any(_same(o, a) for a in args) for o in out)
 
 
-def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple]) -> str | None:
+def _why_degenerate(outs: list, cases: Sequence[tuple], subject: str) -> str | None:
+    """Why the results ``outs`` of ``cases`` show no real work (only zeros, one value for every input, an
+    input echoed), named after ``subject`` ("it returns", "its output 1 is"); None when they show some."""
+    if all(not np.any(_numbers(out)) for out in outs):
+        return Degenerate(f"{subject} only zeros")
+    if all(_same(out, outs[0]) for out in outs[1:]):
+        return Degenerate(f"{subject} the same value, {describe(outs[0])}, for every input")
+    if all(_echoes(out, args) for out, args in zip(outs, cases)):
+        return Degenerate(f"{subject} one of its inputs unchanged")
+    return None
+
+
+def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple], *, per_output: bool = False) -> str | None:
     """Why ``name`` does no real work on ``cases`` (valid inputs whose correct answers differ, are not
-    all zero and are none of the inputs), or None when it does some."""
+    all zero and are none of the inputs), or None when it does some. With ``per_output``, a function
+    returning a tuple must do real work in each of its outputs."""
     outs = []
     for args in cases:
         try:
             outs.append(call(student, name, *args).value)
         except StudentErrorAt as exc:
             return Degenerate(f"it raised on a valid input: {exc.message}", "error")
-    numbers = [_numbers(v) for v in outs]
-    if any(n is None for n in numbers):
+    if any(_numbers(v) is None for v in outs):
         return None  # not plain numbers: the checks themselves say what is wrong with the type
-    if all(not np.any(n) for n in numbers):
-        return Degenerate("it returns only zeros")
-    if all(_same(out, outs[0]) for out in outs[1:]):
-        return Degenerate(f"it returns the same value, {describe(outs[0])}, for every input")
-    if all(_echoes(out, args) for out, args in zip(outs, cases)):
-        return Degenerate("it returns one of its inputs unchanged")
-    return None
+    if per_output and all(isinstance(o, (tuple, list)) and len(o) == len(outs[0]) for o in outs):
+        for k in range(len(outs[0])):
+            why = _why_degenerate([o[k] for o in outs], cases, f"its output {k} is")
+            if why:
+                return why
+        return None
+    return _why_degenerate(outs, cases, "it returns")
 
 
 def ignored_input(student: StudentCode, name: str, args: Sequence, which: Mapping, part: int | None = None) -> str | None:

@@ -6,6 +6,7 @@ reference or the checks.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import signal
@@ -186,6 +187,7 @@ def tree_cpu_seconds(root: int) -> float:
     return ticks / _TICKS
 
 
+@functools.cache
 def fix_mmap_threshold(size: int) -> bool:
     """glibc: map every allocation of ``size`` bytes or more on its own and stop adjusting the threshold
     (mallopt M_MMAP_THRESHOLD), so memory freed by a call leaves the process. False where not glibc."""
