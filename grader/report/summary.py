@@ -1,0 +1,68 @@
+"""The instructor's summary page of a batch: score histogram and item analysis."""
+from __future__ import annotations
+
+from collections import Counter
+from html import escape
+from pathlib import Path
+
+from ..fsutil import write_atomic
+from ..registry import Assignment
+from ..results import NotebookResult
+from .html import CSS
+
+
+def histogram_svg(totals: list[float], max_score: float, width: int = 480, height: int = 160) -> str:
+    """The distribution of total scores as an inline SVG bar chart (no plotting library, no script)."""
+    bins = min(20, max(5, int(max_score)))
+    counts = [0] * bins
+    for t in totals:
+        counts[min(bins - 1, max(0, int(t / max_score * bins))) if max_score > 0 else 0] += 1
+    top, left, bottom = max(counts) or 1, 36, 28
+    bar = (width - left - 8) / bins
+    plot = height - bottom - 8
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+             f'aria-label="histogram of total scores">']
+    for i, c in enumerate(counts):
+        h = plot * c / top
+        parts.append(f'<rect x="{left + i * bar + 1:.1f}" y="{8 + plot - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" '
+                     f'fill="#3a7bd5"><title>{max_score * i / bins:g}-{max_score * (i + 1) / bins:g}: {c}</title></rect>')
+    parts.append(f'<line x1="{left}" y1="{8 + plot}" x2="{width - 8}" y2="{8 + plot}" stroke="#888"/>')
+    for value, x in ((0, left), (max_score, width - 8)):
+        parts.append(f'<text x="{x}" y="{height - 12}" font-size="11" text-anchor="middle">{value:g}</text>')
+    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">total score</text>')
+    parts.append(f'<text x="4" y="16" font-size="11">{top}</text><text x="4" y="{8 + plot}" font-size="11">0</text>')
+    return "".join(parts) + "</svg>"
+
+
+def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
+    """Instructor summary: score histogram and item analysis (pass rate and commonest failures per check)."""
+    n = len(results)
+    totals = [r.score for r in results.values()]
+    graded = [r for r in results.values() if r.status == "graded"]  # unreadable notebooks say nothing about items
+    rows = []
+    for ex in assignment.exercises:
+        for chk in ex.checks or ():
+            outcomes = [c for r in graded for e in r.exercises if e.id == ex.id for c in e.checks if c.name == chk.name]
+            passed = sum(c.status == "passed" for c in outcomes)
+            messages = Counter(c.message.splitlines()[0][:160] for c in outcomes if c.status not in ("passed", "manual") and c.message)
+            common = "".join(f"<li>{count}× {escape(msg)}</li>" for msg, count in messages.most_common(3))
+            rate = passed / len(outcomes) if outcomes else 0.0
+            rows.append(f"<tr><td>{escape(ex.id)}</td><td>{escape(chk.name)}</td><td>{passed}/{len(outcomes)}</td>"
+                        f'<td><div style="background:#3a7bd5;height:.8rem;width:{rate * 8:.2f}rem"></div></td>'
+                        f"<td><ul>{common}</ul></td></tr>")
+    statuses = Counter(r.status for r in results.values())
+    mean = sum(totals) / n if n else 0.0
+    skipped_html = "".join(f"<li>{escape(p)}: {escape(why)}</li>" for p, why in skipped)
+    img = histogram_svg(totals, assignment.max_score) if n else ""
+    html = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Summary: {escape(assignment.id)}</title>'
+            f"<style>{CSS}</style></head><body><h1>{escape(assignment.id)}: {n} submissions</h1>"
+            f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
+            + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
+            + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
+            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:14%'>"
+              "<col style='width:26%'><col style='width:7%'><col style='width:9%'><col></colgroup>"
+              "<tr><th>exercise</th><th>check</th><th>passed</th><th></th>"
+              "<th>most common failure messages</th></tr>" + "".join(rows) + "</table></section>"
+            + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
+            + "</body></html>\n")
+    write_atomic(outdir / "summary.html", html)
