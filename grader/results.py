@@ -28,12 +28,45 @@ class CheckResult:
     # Optional picture data for the report (e.g. a causality influence matrix), plain lists only.
     figure: dict | None = None
     kind: str = ""  # why it did not pass (grader.checks.base.FAILURE_KINDS); "" when it passed or is manual
+    # Points set by course staff (a manual score or an override), applied after grading; see StaffMark.
+    staff: "StaffMark | None" = None
 
     def __post_init__(self):
         if self.status not in CHECK_STATUSES:
             raise ValueError(f"unknown check status {self.status!r}")
         object.__setattr__(self, "points", _points(self.points))
         object.__setattr__(self, "max_points", _points(self.max_points))
+        if isinstance(self.staff, dict):
+            object.__setattr__(self, "staff", StaffMark(**self.staff))
+
+    @property
+    def pending(self) -> bool:
+        """A manual question nobody has scored yet: its points are pending, not zero."""
+        return self.status == "manual" and self.staff is None
+
+    @property
+    def awarded(self) -> float:
+        """The points that count: the staff's where they set them, else the grader's."""
+        return self.staff.points if self.staff is not None else self.points
+
+
+@dataclass(frozen=True)
+class StaffMark:
+    """Points a TA set for one check of one student, with the reason shown to the student.
+
+    ``kind`` is "manual" (a score for a free-text question) or "override" (replacing what the grader
+    gave a check); ``grader_points`` keeps what the grader itself gave, so the page can show both."""
+    kind: str
+    points: float
+    reason: str = ""
+    by: str = ""
+    grader_points: float = 0.0
+
+    def __post_init__(self):
+        if self.kind not in ("manual", "override"):
+            raise ValueError(f"unknown staff mark kind {self.kind!r}")
+        object.__setattr__(self, "points", _points(self.points))
+        object.__setattr__(self, "grader_points", _points(self.grader_points))
 
 
 @dataclass(frozen=True)
@@ -46,7 +79,12 @@ class ExerciseResult:
 
     @property
     def score(self) -> float:
-        return _points(sum(c.points for c in self.checks))
+        return _points(sum(c.awarded for c in self.checks))
+
+    @property
+    def pending_points(self) -> float:
+        """Points of manual questions not scored yet."""
+        return _points(sum(c.max_points for c in self.checks if c.pending))
 
     @property
     def status(self) -> str:
@@ -76,6 +114,16 @@ class NotebookResult:
     def score(self) -> float:
         return _points(sum(e.score for e in self.exercises))
 
+    @property
+    def pending_points(self) -> float:
+        """Points still waiting for a TA (manual questions not scored yet)."""
+        return _points(sum(e.pending_points for e in self.exercises))
+
+    @property
+    def gradable_points(self) -> float:
+        """The points a score can be given for now: the maximum minus what is pending."""
+        return _points(self.max_score - self.pending_points)
+
     def exercise(self, exercise_id: str) -> ExerciseResult:
         for e in self.exercises:
             if e.id == exercise_id:
@@ -92,6 +140,7 @@ class NotebookResult:
             "reason": self.reason,
             "score": self.score,
             "max_score": self.max_score,
+            "pending_points": self.pending_points,
             "exercises": [
                 {
                     "id": e.id,
@@ -100,7 +149,8 @@ class NotebookResult:
                     "status": e.status,
                     "root_cause": e.root_cause,
                     "checks": [
-                        {k: v for k, v in asdict(c).items() if k != "figure" or v is not None} for c in e.checks
+                        {k: v for k, v in asdict(c).items() if k not in ("figure", "staff") or v is not None}
+                        for c in e.checks
                     ],
                 }
                 for e in self.exercises
