@@ -7,6 +7,7 @@ smallest counterexample. ``run_check`` turns whatever a check raised into a :cla
 from __future__ import annotations
 
 import copy
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -16,6 +17,7 @@ from hypothesis.errors import Flaky, Unsatisfiable
 from ..calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
 from ..compare import compare_arrays, describe
 from ..results import CheckResult
+from .reproduce import appendix
 
 GRADING_SETTINGS = settings(
     max_examples=12,
@@ -112,8 +114,33 @@ class Lazy:
         return Lazy(lambda: str(other) + str(self))
 
 
+# The calls a running check has named in text (format_call), latest last: when the check fails, the
+# latest one its message names gets its arguments and a reproduction snippet appended (run_check).
+_NAMED_CALLS: ContextVar[list | None] = ContextVar("named_calls", default=None)
+
+
 def format_call(name: str, args) -> str:
-    return f"{name}(" + ", ".join(describe(a) for a in args) + ")"
+    """``name(X, W)`` with the parameters' names; the values are appended to the message on failure."""
+    from .reproduce import argument_names
+
+    args = tuple(args)
+    text = f"{name}({', '.join(argument_names(name, len(args)))})"
+    named = _NAMED_CALLS.get()
+    if named is not None:
+        named.append((text, name, args))
+        del named[:-16]
+    return text
+
+
+def _with_arguments(message: str, named: list) -> str:
+    """``message`` followed by the arguments of the latest named call it mentions, and a snippet."""
+    for text, name, args in reversed(named):
+        if text in message:
+            try:
+                return f"{message}\n{appendix(name, args)}"
+            except Exception:  # the extra text must never cost the verdict itself
+                return message
+    return message
 
 
 def call(student: StudentCode, name: str, *args, **options) -> Reply:
@@ -208,15 +235,19 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
     """Run one check against the student's code and record its verdict, its failure kind and a hint
     chosen for that kind (the check's own diagnosis first, then ``hints``, then ``hint`` for wrong values)."""
 
+    named: list = []
+
     def result(status: str, message: str = "", figure: dict | None = None, kind: str = "",
                diagnosed: str | None = None) -> CheckResult:
         if status != "passed":
             chosen = diagnosed or (hints or {}).get(kind) or (hint if kind == "values" else KIND_HINTS.get(kind, ""))
             if chosen:
                 message = f"{message}\nHint: {chosen}"
+            message = _with_arguments(message, named)
         return CheckResult(name=name, status=status, points=points if status == "passed" else 0.0,
                            max_points=points, message=message, figure=figure, kind=kind if status != "passed" else "")
 
+    token = _NAMED_CALLS.set(named)
     try:
         outcome = func(student)
     except CheckFailed as exc:
@@ -234,6 +265,8 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
     except Exception as exc:  # a fault in the check itself, not the student's
         return result("error", f"seqgrade could not finish this check ({type(exc).__name__}: {exc}); please tell course staff",
                       kind="check_error")
+    finally:
+        _NAMED_CALLS.reset(token)
     figure = outcome.figure if isinstance(outcome, Passed) else None
     return result("passed", "", figure)
 

@@ -1,4 +1,5 @@
-"""A self-contained HTML feedback page for one notebook: every check, its points and its message.
+"""A self-contained HTML feedback page for one notebook: every check by the property it states, its
+points, what went wrong and how to rerun the failing call; staff marks and pending manual points.
 
 For causality checks the page draws which outputs moved when each input was perturbed, as an
 inline SVG grid (no scripts, no external files), so it can be mailed or uploaded as is.
@@ -7,7 +8,10 @@ from __future__ import annotations
 
 from html import escape
 
-from ..results import NotebookResult
+from ..checks.reproduce import SNIPPET_HEADING
+from ..errors import UnknownAssignment
+from ..registry import get_assignment
+from ..results import CheckResult, NotebookResult
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#222;padding:0 1rem}
@@ -16,7 +20,9 @@ section{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.6rem 1rem
 h2{font-size:1.1rem;margin:.2rem 0;display:flex;justify-content:space-between}
 table{border-collapse:collapse;width:100%;table-layout:fixed} td,th{padding:.3rem .4rem;border-top:1px solid #eee;vertical-align:top;text-align:left;overflow-wrap:anywhere}
 ul{margin:0;padding-left:1.1rem}
-.passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing{color:#8a5a00}.manual{color:#1a5fb4}
+.passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing{color:#8a5a00}.manual,.pending,.graded,.override{color:#1a5fb4}
+.property{margin-bottom:.15rem} code.fn{font-size:.75rem;color:#666} .staff{color:#1a5fb4;margin:.1rem 0}
+pre.snippet{background:#eef3fb;border-left:3px solid #3a7bd5}
 pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem;background:#f7f7f7;padding:.4rem;border-radius:4px}
 .badge{font-weight:600}.note{color:#555;font-size:.9rem}
 .root{margin:.2rem 0 .5rem;font-weight:600;color:#b3261e;overflow-wrap:anywhere}
@@ -40,24 +46,76 @@ def influence_svg(matrix: list[list[int]], cell: int = 22) -> str:
     return "".join(parts)
 
 
+def _properties(assignment_id: str) -> dict[tuple[str, str], str]:
+    """(exercise id, check name) -> the property sentence the registry gives that check."""
+    try:
+        assignment = get_assignment(assignment_id)
+    except UnknownAssignment:
+        return {}
+    return {(e.id, c.name): c.property for e in assignment.exercises for c in e.checks}
+
+
+def total_line(result: NotebookResult) -> str:
+    """The notebook's total in words: what the grader scored, and what waits for course staff."""
+    text = f"auto-graded: {result.score:g} of {result.gradable_points:g} points"
+    if result.pending_points:
+        text += f"; {result.pending_points:g} points pending manual grading"
+    return text
+
+
+def _message(text: str) -> str:
+    """A failure message, its reproduction snippet (if any) in a block of its own."""
+    if not text:
+        return ""
+    body, _, code = text.partition(SNIPPET_HEADING)
+    parts = f'<pre class="message">{escape(body.rstrip())}</pre>'
+    if code.strip():
+        parts += (f'<div class="note">{escape(SNIPPET_HEADING)}</div>'
+                  f'<pre class="snippet">{escape(code.strip())}</pre>')
+    return parts
+
+
+def _check_row(c: CheckResult, sentence: str) -> str:
+    label = f'<div class="property">{escape(sentence)}</div>' if sentence else ""
+    label += f'<code class="fn">{escape(c.name)}</code>'
+    status, points, details = c.status, f"{c.points:g} of {c.max_points:g}", ""
+    if c.pending:
+        status, points = "pending", f"— of {c.max_points:g}"
+        details = '<div class="note">Waiting for course staff to grade this answer.</div>'
+    elif c.staff is not None:
+        points = f"{c.staff.points:g} of {c.max_points:g}"
+        who = f" ({escape(c.staff.by)})" if c.staff.by else ""
+        if c.staff.kind == "override":
+            status = "override"
+            details = (f'<div class="staff">Course staff set {c.staff.points:g} points{who}; '
+                       f'the grader had given {c.staff.grader_points:g}.</div>')
+        else:
+            status = "graded"
+            details = f'<div class="staff">Graded by course staff{who}: {c.staff.points:g} of {c.max_points:g} points.</div>'
+        if c.staff.reason:
+            details += f'<div class="staff">Reason: {escape(c.staff.reason)}</div>'
+    figure = ""
+    if c.figure and c.figure.get("kind") == "influence":
+        figure = ('<div class="note">Which outputs changed (coloured) when each input was changed; '
+                  'red squares above the diagonal would be outputs that saw the future.</div>'
+                  + influence_svg(c.figure["matrix"]))
+    message = "" if c.status == "manual" else _message(c.message)
+    return (f'<tr><td>{label}</td><td class="{escape(status)} badge">{escape(status)}</td>'
+            f'<td>{points}</td><td>{details}{message}{figure}</td></tr>')
+
+
 def render(result: NotebookResult) -> str:
+    sentences = _properties(result.assignment)
     rows = []
     for e in result.exercises:
-        checks = []
-        for c in e.checks:
-            figure = ""
-            if c.figure and c.figure.get("kind") == "influence":
-                figure = ('<div class="note">Which outputs changed (coloured) when each input was changed; '
-                          'red squares above the diagonal would be outputs that saw the future.</div>'
-                          + influence_svg(c.figure["matrix"]))
-            message = f"<pre>{escape(c.message)}</pre>" if c.message else ""
-            checks.append(f'<tr><td>{escape(c.name)}</td><td class="{c.status} badge">{c.status}</td>'
-                          f'<td>{c.points:g}/{c.max_points:g}</td><td>{message}{figure}</td></tr>')
+        checks = "".join(_check_row(c, sentences.get((e.id, c.name), "")) for c in e.checks)
         root = f'<p class="root">First problem: {escape(e.root_cause)}</p>' if e.root_cause else ""
-        rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)}</span>'
-                    f'<span class="{e.status}">{e.score:g} / {e.max_score:g}</span></h2>{root}'
-                    f'<table><colgroup><col style="width:32%"><col style="width:9%"><col style="width:8%"><col></colgroup>'
-                    f'<tr><th>check</th><th>status</th><th>points</th><th>details</th></tr>{"".join(checks)}</table></section>')
+        pending = f"; {e.pending_points:g} pending" if e.pending_points else ""
+        rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)} <span class="note">'
+                    f'({e.max_score:g} points)</span></span>'
+                    f'<span class="{e.status}">{e.score:g} / {e.max_score:g}{pending}</span></h2>{root}'
+                    f'<table><colgroup><col style="width:34%"><col style="width:9%"><col style="width:9%"><col></colgroup>'
+                    f'<tr><th>what is checked</th><th>status</th><th>points</th><th>details</th></tr>{checks}</table></section>')
     cell_notes = [c for c in result.cells if c.get("status") != "ok"]
     notes = ""
     if cell_notes:
@@ -67,5 +125,5 @@ def render(result: NotebookResult) -> str:
     reason = f'<p class="note">{escape(result.reason)}</p>' if result.status == "graded" and result.reason else ""
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Feedback: {escape(result.notebook)}</title>'
             f'<style>{CSS}</style></head><body><h1>Feedback for {escape(result.notebook)}</h1>'
-            f'<div class="total">Assignment {escape(result.assignment)}: <b>{result.score:g}</b> of {result.max_score:g} points</div>'
+            f'<div class="total">Assignment {escape(result.assignment)}: {escape(total_line(result))}</div>'
             f'{status}{reason}{"".join(rows)}{notes}</body></html>\n')

@@ -6,6 +6,7 @@ from html import escape
 from pathlib import Path
 
 from ..fsutil import write_atomic
+from ..checks.base import FAILURE_KINDS
 from ..registry import Assignment
 from ..results import NotebookResult
 from .html import CSS
@@ -34,35 +35,63 @@ def histogram_svg(totals: list[float], max_score: float, width: int = 480, heigh
     return "".join(parts) + "</svg>"
 
 
+def _kinds(counts: Counter) -> str:
+    """Failure kinds as a list, commonest first, named as the feedback names them."""
+    return "".join(f"<li>{count}× {escape(FAILURE_KINDS.get(kind, kind or 'other'))}</li>"
+                   for kind, count in counts.most_common())
+
+
+def _bar(rate: float) -> str:
+    """A pass-rate bar confined to its own cell (it never reaches into the text beside it)."""
+    return (f'<div class="bar" title="{rate:.0%} passed"><div style="width:{rate * 100:.1f}%"></div></div>')
+
+
+def item_rows(assignment: Assignment, graded: list[NotebookResult]) -> list[str]:
+    """One row per exercise (the kind of its first failure, by notebook) and one per check (pass rate and
+    the kinds of its failures)."""
+    rows = []
+    for ex in assignment.exercises:
+        results = [e for r in graded for e in r.exercises if e.id == ex.id]
+        first = Counter(next((c.kind for c in e.checks if c.status not in ("passed", "manual")), "")
+                        for e in results)
+        first.pop("", None)
+        full = sum(e.score >= e.max_score for e in results)
+        rows.append(f'<tr class="exercise"><td colspan="2"><b>{escape(ex.id)}</b> ({ex.points:g} points)</td>'
+                    f"<td>{full}/{len(results)}</td><td>{_bar(full / len(results) if results else 0.0)}</td>"
+                    f"<td><ul>{_kinds(first)}</ul></td></tr>")
+        for chk in ex.checks or ():
+            outcomes = [c for e in results for c in e.checks if c.name == chk.name]
+            passed = sum(c.status == "passed" for c in outcomes)
+            kinds = Counter(c.kind for c in outcomes if c.status not in ("passed", "manual"))
+            rate = passed / len(outcomes) if outcomes else 0.0
+            rows.append(f'<tr><td></td><td>{escape(chk.property)}<br><code class="fn">{escape(chk.name)}</code></td>'
+                        f"<td>{passed}/{len(outcomes)}</td><td>{_bar(rate)}</td><td><ul>{_kinds(kinds)}</ul></td></tr>")
+    return rows
+
+
+SUMMARY_CSS = ".bar{width:100%;max-width:100%;height:.8rem;background:#eee;border-radius:2px;overflow:hidden}" \
+              ".bar>div{height:100%;background:#3a7bd5} tr.exercise td{background:#fafafa}"
+
+
 def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
-    """Instructor summary: score histogram and item analysis (pass rate and commonest failures per check)."""
+    """Instructor summary: score histogram and item analysis (pass rates and failure kinds per exercise and check)."""
     n = len(results)
     totals = [r.score for r in results.values()]
     graded = [r for r in results.values() if r.status == "graded"]  # unreadable notebooks say nothing about items
-    rows = []
-    for ex in assignment.exercises:
-        for chk in ex.checks or ():
-            outcomes = [c for r in graded for e in r.exercises if e.id == ex.id for c in e.checks if c.name == chk.name]
-            passed = sum(c.status == "passed" for c in outcomes)
-            messages = Counter(c.message.splitlines()[0][:160] for c in outcomes if c.status not in ("passed", "manual") and c.message)
-            common = "".join(f"<li>{count}× {escape(msg)}</li>" for msg, count in messages.most_common(3))
-            rate = passed / len(outcomes) if outcomes else 0.0
-            rows.append(f"<tr><td>{escape(ex.id)}</td><td>{escape(chk.name)}</td><td>{passed}/{len(outcomes)}</td>"
-                        f'<td><div style="background:#3a7bd5;height:.8rem;width:{rate * 8:.2f}rem"></div></td>'
-                        f"<td><ul>{common}</ul></td></tr>")
+    rows = item_rows(assignment, graded)
     statuses = Counter(r.status for r in results.values())
     mean = sum(totals) / n if n else 0.0
     skipped_html = "".join(f"<li>{escape(p)}: {escape(why)}</li>" for p, why in skipped)
     img = histogram_svg(totals, assignment.max_score) if n else ""
     html = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Summary: {escape(assignment.id)}</title>'
-            f"<style>{CSS}</style></head><body><h1>{escape(assignment.id)}: {n} submissions</h1>"
+            f"<style>{CSS}{SUMMARY_CSS}</style></head><body><h1>{escape(assignment.id)}: {n} submissions</h1>"
             f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
             + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
             + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
-            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:14%'>"
-              "<col style='width:26%'><col style='width:7%'><col style='width:9%'><col></colgroup>"
-              "<tr><th>exercise</th><th>check</th><th>passed</th><th></th>"
-              "<th>most common failure messages</th></tr>" + "".join(rows) + "</table></section>"
+            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:3%'>"
+              "<col style='width:45%'><col style='width:8%'><col style='width:12%'><col></colgroup>"
+              "<tr><th></th><th>exercise / check</th><th>passed</th><th>pass rate</th>"
+              "<th>failures by kind</th></tr>" + "".join(rows) + "</table></section>"
             + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
             + "</body></html>\n")
     write_atomic(outdir / "summary.html", html)

@@ -5,13 +5,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ..results import NotebookResult
+from .html import total_line
 
-STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan"}
+STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan", "pending": "cyan"}
 
 
 def print_summary(result: NotebookResult, console: Console | None = None, *, details: bool = True) -> None:
     console = console or Console()
-    title = f"{result.notebook}: {result.score:g} / {result.max_score:g}"
+    title = f"{result.notebook}: {total_line(result)}"
     if result.status != "graded":
         console.print(f"[bold red]{result.notebook}: {result.status}[/] — {result.reason}")
     table = Table(title=title, show_lines=False)
@@ -21,5 +22,6 @@ def print_summary(result: NotebookResult, console: Console | None = None, *, det
     table.add_column("first problem", overflow="fold")
     for e in result.exercises:
         text = e.root_cause if details else ""
-        table.add_row(e.id, f"{e.score:g}/{e.max_score:g}", f"[{STYLE.get(e.status, '')}]{e.status}[/]", text[:240])
+        status = "pending" if e.pending_points else e.status
+        table.add_row(e.id, f"{e.score:g}/{e.max_score:g}", f"[{STYLE.get(status, '')}]{status}[/]", text[:240])
     console.print(table)

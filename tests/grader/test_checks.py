@@ -194,8 +194,11 @@ def _grade_check(source, name):
 
 def test_failure_messages_shrink_to_a_small_input():
     result = _grade_check(WRONG["check_seq2col_windows"][0], "check_seq2col_windows")
-    # The explicit first example [1, 2, 3, 4, 5] already fails; the message names that call.
-    assert "seq2col([1, 2, 3, 4, 5], 2)" in result.message
+    # The explicit first example [1, 2, 3, 4, 5] already fails; the message names that call, each of
+    # its arguments, and ends with a snippet that makes the same call.
+    assert "for seq2col(seq, filter_size)" in result.message
+    assert "seq = [1, 2, 3, 4, 5]" in result.message and "filter_size = 2" in result.message
+    assert result.message.endswith("seq = [1, 2, 3, 4, 5]\nfilter_size = 2\nseq2col(seq, filter_size)")
 
 
 def test_causality_check_reports_an_influence_picture():
