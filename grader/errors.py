@@ -35,3 +35,13 @@ class SandboxError(SeqgradeError):
 
 class ProtocolError(SeqgradeError):
     """A message from the student's process was malformed, too large or not what was asked for."""
+
+
+class ScoreFileError(UsageError):
+    """A TA's score file (or override) that cannot be applied; names the file, row and column at fault.
+    Nothing of the file is applied when it is raised."""
+
+    def __init__(self, path, row: int, column: str, problem: str):
+        where = f"{path}, row {row}, column {column!r}" if row else f"{path}: column {column!r}" if column else str(path)
+        super().__init__(f"{where}: {problem}")
+        self.path, self.row, self.column = str(path), row, column

@@ -12,6 +12,8 @@ from .version import RESULT_SCHEMA_VERSION, __version__
 
 CHECK_STATUSES = ("passed", "failed", "error", "timeout", "missing", "manual")
 NOTEBOOK_STATUSES = ("graded", "invalid", "wrong_assignment")
+# Facts about a submission that are not exercise results; a batch sets them (grades.csv's reason column).
+NOTEBOOK_FLAGS = ("release_identical", "late")
 
 
 def _points(x: float) -> float:
@@ -104,11 +106,16 @@ class NotebookResult:
     reason: str = ""
     max_score: float = 0.0
     cells: tuple[dict, ...] = field(default=())  # per-cell execution notes: index, status, message
+    flags: tuple[str, ...] = ()  # NOTEBOOK_FLAGS that apply, in that order
 
     def __post_init__(self):
         if self.status not in NOTEBOOK_STATUSES:
             raise ValueError(f"unknown notebook status {self.status!r}")
+        unknown = [f for f in self.flags if f not in NOTEBOOK_FLAGS]
+        if unknown:
+            raise ValueError(f"unknown notebook flag(s) {unknown!r}; known: {', '.join(NOTEBOOK_FLAGS)}")
         object.__setattr__(self, "max_score", _points(self.max_score))
+        object.__setattr__(self, "flags", tuple(f for f in NOTEBOOK_FLAGS if f in self.flags))
 
     @property
     def score(self) -> float:
@@ -141,6 +148,7 @@ class NotebookResult:
             "score": self.score,
             "max_score": self.max_score,
             "pending_points": self.pending_points,
+            "flags": list(self.flags),
             "exercises": [
                 {
                     "id": e.id,
@@ -183,4 +191,5 @@ class NotebookResult:
             reason=data.get("reason", ""),
             max_score=data["max_score"],
             cells=tuple(data.get("cells", ())),
+            flags=tuple(data.get("flags", ())),
         )

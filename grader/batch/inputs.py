@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
 
-CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:LATE_|late_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
+CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_|late_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
 MAX_ZIP_BYTES = 4 * 2**30
 MAX_ZIP_FILES = 20_000
 
@@ -29,6 +29,17 @@ MAX_ZIP_FILES = 20_000
 class Job:
     student: str
     path: str  # the notebook to grade
+    late: bool = False  # Canvas marked the submission LATE
+    name: str = ""  # as the LMS names the student (Gradescope's name, Canvas's file-name prefix)
+    email: str = ""  # Gradescope's submitter email
+
+
+@dataclass(frozen=True)
+class Person:
+    """Who a submission belongs to, as the LMS export says."""
+    student: str
+    name: str = ""
+    email: str = ""
 
 
 @dataclass
@@ -37,6 +48,9 @@ class Discovery:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     layout: str = ""
     workdir: str | None = None  # a temporary folder holding an extracted zip
+    # Students a Canvas export names who handed in no notebook at all: student -> what they handed in.
+    without_notebook: dict[str, Job] = field(default_factory=dict)
+    not_notebooks: dict[str, str] = field(default_factory=dict)
 
     def cleanup(self) -> None:
         if self.workdir:
@@ -67,8 +81,8 @@ def _safe_extract(zip_path: Path) -> Path:
     return target
 
 
-def _gradescope_names(root: Path) -> dict[str, str]:
-    """submission folder -> student id, from Gradescope's submission_metadata.yml when present."""
+def _gradescope_names(root: Path) -> dict[str, Person]:
+    """submission folder -> submitter, from Gradescope's submission_metadata.yml when present."""
     meta = next(iter(sorted(root.rglob("submission_metadata.yml"))), None)
     if meta is None:
         return {}
@@ -83,18 +97,20 @@ def _gradescope_names(root: Path) -> dict[str, str]:
         submitters = entry.get(":submitters") or entry.get("submitters") or [] if isinstance(entry, dict) else []
         if submitters and isinstance(submitters[0], dict):
             s = submitters[0]
-            names[str(folder)] = str(s.get(":sid") or s.get("sid") or s.get(":email") or s.get("email") or folder)
+            email = str(s.get(":email") or s.get("email") or "")
+            names[str(folder)] = Person(student=str(s.get(":sid") or s.get("sid") or email or folder),
+                                        name=str(s.get(":name") or s.get("name") or ""), email=email)
     return names
 
 
-def _candidates(root: Path, assignment: str) -> tuple[str, list[tuple[str, Path, tuple]]]:
-    """(layout, [(student, path, sort key)]) for every notebook found, plus skipped files."""
+def _candidates(root: Path, assignment: str) -> tuple[str, list[tuple[Person, Path, tuple]]]:
+    """(layout, [(student, path, sort key)]) for every notebook found; the key's last part says "late"."""
     files = sorted(p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
     base = root / "submitted" if (root / "submitted").is_dir() else root
     nbgrader = [p for p in files if p.suffix == ".ipynb" and len(p.relative_to(base).parts) == 3
                 and p.relative_to(base).parts[1] == assignment] if base.is_dir() else []
     if nbgrader:
-        return "nbgrader", [(p.relative_to(base).parts[0], p, (str(p),)) for p in nbgrader]
+        return "nbgrader", [(Person(p.relative_to(base).parts[0]), p, (str(p), False)) for p in nbgrader]
     gradescope = _gradescope_names(root)
     if gradescope or any(part.startswith("submission_") for p in files for part in p.relative_to(root).parts[:-1]):
         found = []
@@ -103,7 +119,7 @@ def _candidates(root: Path, assignment: str) -> tuple[str, list[tuple[str, Path,
                 continue
             folder = next((part for part in p.relative_to(root).parts[:-1] if part.startswith("submission_")), None)
             if folder:
-                found.append((gradescope.get(folder, folder), p, (str(p),)))
+                found.append((gradescope.get(folder, Person(folder)), p, (str(p), False)))
         return "gradescope", found
     found = []
     for p in files:
@@ -111,11 +127,21 @@ def _candidates(root: Path, assignment: str) -> tuple[str, list[tuple[str, Path,
             continue
         m = CANVAS.match(p.name)
         if m:
-            found.append((m["user"], p, (int(m["sub"]), str(p))))
+            found.append((Person(m["user"], name=m["name"]), p, (int(m["sub"]), str(p), bool(m["late"]))))
         else:
-            found.append((p.stem, p, (0, str(p))))
+            found.append((Person(p.stem), p, (0, str(p), False)))
     layout = "canvas" if any(CANVAS.match(p.name) for _, p, _ in found) else "folder"
     return layout, found
+
+
+def _canvas_without_notebook(result: Discovery, graded: set[str]) -> None:
+    """Canvas names the student in every file's name: one who handed in only a PDF still gets a row."""
+    for rel, why in result.skipped:
+        m = CANVAS.match(PurePosixPath(rel).name)
+        if m and why.startswith("not a notebook") and m["user"] not in graded:
+            files = result.not_notebooks.get(m["user"])
+            result.not_notebooks[m["user"]] = f"{files}, {m['orig']}" if files else m["orig"]
+            result.without_notebook[m["user"]] = Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"])
 
 
 def discover(submissions: str | Path, assignment: str) -> Discovery:
@@ -140,15 +166,18 @@ def discover(submissions: str | Path, assignment: str) -> Discovery:
                     and p.name != "submission_metadata.yml":
                 result.skipped.append((str(rel), "not a notebook (.ipynb)" if p.suffix != ".ipynb" else "not where this layout expects a submission"))
         by_student: dict[str, list] = {}
-        for student, path, key in found:
-            safe = re.sub(r"[^A-Za-z0-9_.@-]", "_", student)[:100] or "unknown"
-            by_student.setdefault(safe, []).append((key, path))
+        for person, path, key in found:
+            safe = re.sub(r"[^A-Za-z0-9_.@-]", "_", person.student)[:100] or "unknown"
+            by_student.setdefault(safe, []).append((key, str(path), person))
         for student in sorted(by_student):
-            entries = sorted(by_student[student])
-            chosen = entries[-1][1]
-            for _, other in entries[:-1]:
-                result.skipped.append((str(other.relative_to(root)), f"duplicate for student {student}; graded {chosen.relative_to(root)} instead"))
-            result.jobs.append(Job(student=student, path=str(chosen)))
+            entries = sorted(by_student[student], key=lambda e: (e[0], e[1]))
+            key, chosen, person = entries[-1]
+            chosen = Path(chosen)
+            for _, other, _ in entries[:-1]:
+                result.skipped.append((str(Path(other).relative_to(root)), f"duplicate for student {student}; graded {chosen.relative_to(root)} instead"))
+            result.jobs.append(Job(student=student, path=str(chosen), late=key[-1], name=person.name, email=person.email))
+        if layout == "canvas":
+            _canvas_without_notebook(result, {job.student for job in result.jobs})
     except BaseException:
         result.cleanup()
         raise

@@ -38,23 +38,60 @@ def read_result(outdir: Path, student: str) -> tuple[NotebookResult, str] | None
         return None
 
 
-def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult]) -> None:
+FLAG_WORDS = {"release_identical": "unmodified release detected (the notebook is the released one, unchanged)",
+              "late": "late (the LMS marked the submission late)"}
+
+
+def reasons(result: NotebookResult) -> str:
+    """grades.csv's reason column: why a row is not simply a graded notebook, in plain words."""
+    parts = [result.reason] if result.reason else []
+    parts += [FLAG_WORDS[f] for f in result.flags]
+    for e in result.exercises:
+        for c in e.checks:
+            if c.staff is not None and c.staff.kind == "override":
+                parts.append(f"overridden: {e.id}.{c.name} {c.staff.points:g} instead of {c.staff.grader_points:g}"
+                             + (f" ({c.staff.reason})" if c.staff.reason else ""))
+    pending = [e.id for e in result.exercises if e.pending_points]
+    if pending:
+        parts.append(f"manual pending: {', '.join(pending)} ({fmt(result.pending_points)} points)")
+    return "; ".join(parts)
+
+
+def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult],
+                     people: dict | None = None) -> None:
+    """One row per student; ``people`` maps a student to its record (name, email) where known."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     ids = [e.id for e in assignment.exercises]
-    writer.writerow(["student_id", "total", "max_score", *ids, "status"])
+    writer.writerow(["student_id", "total", "max_score", "pending", *ids, "status", "late", "name", "email", "reason"])
     for student in sorted(results):
         r = results[student]
+        who = (people or {}).get(student)
         scores = {e.id: fmt(e.score) for e in r.exercises}
-        writer.writerow([student, fmt(r.score), fmt(r.max_score), *(scores.get(i, "0") for i in ids), r.status])
+        writer.writerow([student, fmt(r.score), fmt(r.max_score), fmt(r.pending_points), *(scores.get(i, "0") for i in ids),
+                         r.status, "yes" if "late" in r.flags else "", who.name if who else "", who.email if who else "",
+                         reasons(r)])
     write_atomic(outdir / "grades.csv", buf.getvalue())
 
 
 def write_gradescope(outdir: Path, student: str, result: NotebookResult) -> None:
-    tests = [{"name": f"{e.id}: {c.name}", "score": c.points, "max_score": c.max_points,
-              "status": "passed" if c.status == "passed" else "failed", "output": c.message}
-             for e in result.exercises for c in e.checks if c.status != "manual"]
-    data = {"score": result.score, "output": result.reason or f"seqgrade {result.status}", "tests": tests}
+    """Gradescope's results.json: one test per check; manual questions appear once a TA scored them."""
+    tests = []
+    for e in result.exercises:
+        for c in e.checks:
+            if c.pending:
+                continue
+            output = c.message
+            if c.staff is not None:
+                said = f"{'scored' if c.staff.kind == 'manual' else 'overridden'} by course staff" + (f": {c.staff.reason}" if c.staff.reason else "")
+                output = f"{said}\n{c.message}" if c.staff.kind == "override" and c.message else said
+            passed = c.awarded >= c.max_points if c.staff is not None else c.status == "passed"
+            tests.append({"name": f"{e.id}: {c.name}", "score": c.awarded, "max_score": c.max_points,
+                          "status": "passed" if passed else "failed", "output": output})
+    output = "; ".join(filter(None, [result.reason or f"seqgrade {result.status}",
+                                     *(FLAG_WORDS[f] for f in result.flags),
+                                     f"{fmt(result.pending_points)} points wait for manual grading" if result.pending_points else ""]))
+    data = {"score": result.score, "output": output, "tests": tests}
     write_atomic(outdir / "gradescope" / student / "results.json", json.dumps(data, indent=2) + "\n")
 
 
@@ -135,9 +172,41 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
                 ex = assignment.exercise(e.id)
                 cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
                 grade = gb.find_grade(cell_id, notebook, assignment.id, student)
+                marks = [c.staff for c in e.checks if c.staff is not None]
                 if ex.kind == "manual":
-                    grade.needs_manual_grade = True
+                    if marks:  # seqgrade's manual score: nbgrader's manual_score
+                        grade.manual_score = e.score
+                        grade.needs_manual_grade = False
+                    elif grade.manual_score is None:  # a score typed into formgrader stays until imported
+                        grade.needs_manual_grade = True
                 else:
-                    grade.auto_score = e.score
+                    grade.auto_score = _points_sum(c.points for c in e.checks)  # the grader's own points
+                    grade.manual_score = e.score if marks else None  # an override is nbgrader's manual score
                     grade.needs_manual_grade = False
         gb.db.commit()
+
+
+def _points_sum(values) -> float:
+    return round(sum(values), 6) + 0.0
+
+
+def read_gradebook_manual_scores(db_url: str, assignment: Assignment, students) -> dict[tuple[str, str], float]:
+    """(student, manual question) -> the manual_score entered in nbgrader's formgrader, where one is set."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    notebook = Path(assignment.notebook).stem
+    found = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with Gradebook(db_url) as gb:
+            for student in sorted(students):
+                for ex in assignment.exercises:
+                    if ex.kind != "manual":
+                        continue
+                    try:
+                        grade = gb.find_grade(ex.id, notebook, assignment.id, student)
+                    except MissingEntry:
+                        continue
+                    if grade.manual_score is not None:
+                        found[(student, ex.id)] = float(grade.manual_score)
+    return found

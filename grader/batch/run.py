@@ -20,7 +20,10 @@ from ..registry import get_assignment
 from ..results import NotebookResult
 from ..sandbox.limits import Limits
 from . import outputs
+from .facts import read_facts
 from .inputs import discover
+from .publish import publish
+from .record import LMS_FORMATS, BatchRecord, StudentRecord, missing_result, write_record
 from .worker import cache_key, grade_job
 
 
@@ -35,6 +38,7 @@ class BatchConfig:
     gradescope: bool = False
     limits: Limits = Limits()
     backend: str = "sandbox"
+    lms: str = ""  # "canvas" or "gradescope": also write OUTDIR/<lms>-grades.csv for that gradebook's import
 
 
 @dataclass
@@ -47,6 +51,7 @@ class BatchReport:
     layout: str = ""
     results: dict = field(default_factory=dict)
     seconds: float = 0.0
+    notes: list = field(default_factory=list)  # for the TA: overrides the grader now disagrees with, etc.
 
 
 def connect_scheduler(address: str, timeout: float = 10.0):
@@ -68,6 +73,8 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
               phase: Callable[[str], None] | None = None) -> BatchReport:
     """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step."""
     assignment = get_assignment(config.assignment)
+    if config.lms and config.lms not in LMS_FORMATS:
+        raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
     found = discover(config.submissions, assignment.id)  # raises UsageError before anything is written
     outputs.prefetch_gradebook()
     client = None
@@ -100,11 +107,17 @@ def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> 
     hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
     pending = {}
     done = 0
+    people = {}
+    keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
     for job in found.jobs:
+        facts = read_facts(job.path, assignment)  # the notebook's JSON only: answers and release check
+        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
+                                            release_identical=facts.release_identical, answers=facts.answers)
         key = cache_key(Path(job.path).read_bytes(), assignment.id, config.limits)
         cached = outputs.read_result(outdir, job.student)
         if cached is not None and cached[1] == key:
             report.results[job.student] = cached[0]
+            keys[job.student] = key
             report.reused += 1
             done += 1
             if progress:
@@ -121,23 +134,24 @@ def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> 
         if payload["result"] is not None:
             result = NotebookResult.from_dict(payload["result"])
             outputs.write_result(outdir, job.student, result, key)
+            keys[job.student] = key
             report.graded += 1
         else:
-            result = NotebookResult(assignment=assignment.id, notebook=os.path.basename(job.path), status="invalid",
-                                    reason=f"seqgrade could not grade this notebook: {payload['error']}", max_score=assignment.max_score)
+            result = missing_result(assignment, os.path.basename(job.path), f"seqgrade could not grade this notebook: {payload['error']}")
             report.failed += 1  # not cached: the next run tries again
         report.results[job.student] = result
         done += 1
         if progress:
             progress(job.student, result, done, report.total)
-    phase(f"writing grades.csv, the summary{' and Gradescope results' if config.gradescope else ''} to {outdir}")
-    for student, result in sorted(report.results.items()):
-        if config.gradescope:
-            outputs.write_gradescope(outdir, student, result)
-    outputs.write_grades_csv(outdir, assignment, report.results)
-    outputs.write_summary(outdir, assignment, report.results, report.skipped)
+    for student, job in sorted(found.without_notebook.items()):
+        files = found.not_notebooks[student]
+        people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, late=job.late, no_notebook=files)
+        report.results[student] = missing_result(assignment, os.path.basename(job.path),
+                                                 f"no notebook handed in: {files} is not a notebook (.ipynb)")
     db_url = config.db_url or f"sqlite:///{(outdir / 'gradebook.db').resolve()}"
-    phase(f"writing the nbgrader gradebook ({len(report.results)} students)")
-    outputs.write_gradebook(db_url, assignment, report.results)
+    record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=db_url, gradescope=config.gradescope,
+                         lms=config.lms, students=people, skipped=tuple(tuple(s) for s in report.skipped))
+    write_record(outdir, record)
+    report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase)
     report.seconds = time.monotonic() - start
     return report

@@ -18,6 +18,8 @@ def print_batch_summary(console: Console, report, outdir: Path) -> None:
     console.print(table)
     for path, why in report.skipped:
         console.print(f"skipped {path}: {why}", markup=False, highlight=False)
-    for name in ("grades.csv", "summary.html", "results/", "feedback/", "gradebook.db"):
+    for note in getattr(report, "notes", ()):
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    for name in ("grades.csv", "summary.html", "results/", "feedback/", "gradebook.db", "canvas-grades.csv", "gradescope-grades.csv"):
         if (outdir / name).exists() or name.endswith("/"):
             console.print(f"  {outdir / name}", markup=False, highlight=False)

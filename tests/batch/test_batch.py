@@ -76,9 +76,13 @@ def test_canvas_zip_with_junk_duplicate_and_invalid(samples, tmp_path, threads):
         zf.writestr("hopper_1003_5004_notes.pdf", b"%PDF-1.4 not a notebook")
     report = _batch(archive, tmp_path / "out", threads)
     rows = _rows(tmp_path / "out")
-    assert report.layout == "canvas" and set(rows) == {"1001", "1002"}
+    assert report.layout == "canvas" and set(rows) == {"1001", "1002", "1003"}
     assert rows["1001"]["total"] == _rows_single(samples[1], tmp_path, threads)
-    assert rows["1002"]["status"] == "invalid"
+    assert rows["1001"]["late"] == "yes" and rows["1001"]["name"] == "lovelace" and rows["1002"]["late"] == ""
+    assert rows["1002"]["status"] == "invalid" and "not valid JSON" in rows["1002"]["reason"]
+    # a student who handed in only a PDF gets a row that says so (Canvas names the student in the file name)
+    assert rows["1003"]["status"] == "invalid" and float(rows["1003"]["total"]) == 0
+    assert "no notebook handed in: notes.pdf is not a notebook" in rows["1003"]["reason"]
     reasons = dict(report.skipped)
     assert "not a notebook" in reasons["hopper_1003_5004_notes.pdf"]
     assert "duplicate for student 1001" in reasons["lovelace_1001_5001_sequence_models.ipynb"]
@@ -98,10 +102,16 @@ def test_gradescope_zip(samples, tmp_path, threads):
         zf.write(samples[0], "assignment_1_export/submission_111/sequence_models.ipynb")
         zf.write(samples[1], "assignment_1_export/submission_222/sequence_models.ipynb")
         zf.writestr("assignment_1_export/submission_metadata.yml",
-                    "submission_111:\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n"
+                    "submission_111:\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n    :email: ada@example.edu\n"
                     "submission_222:\n  :submitters:\n  - :name: Alan\n    :sid: '43'\n")
-    report = _batch(archive, tmp_path / "out", threads, gradescope=True)
-    assert report.layout == "gradescope" and set(_rows(tmp_path / "out")) == {"42", "43"}
+    report = _batch(archive, tmp_path / "out", threads, gradescope=True, lms="gradescope")
+    rows = _rows(tmp_path / "out")
+    assert report.layout == "gradescope" and set(rows) == {"42", "43"}
+    assert (rows["42"]["name"], rows["42"]["email"]) == ("Ada", "ada@example.edu") and rows["43"]["name"] == "Alan"
+    with open(tmp_path / "out" / "gradescope-grades.csv") as f:
+        lms = list(csv.reader(f))
+    assert lms[0] == ["Name", "SID", "Email", "sequence_models"]
+    assert lms[1] == ["Ada", "42", "ada@example.edu", rows["42"]["total"]]
     gs = json.loads((tmp_path / "out" / "gradescope" / "42" / "results.json").read_text())
     assert gs["score"] == 25 and all({"name", "score", "max_score"} <= set(t) for t in gs["tests"])
 

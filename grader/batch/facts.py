@@ -1,0 +1,92 @@
+"""What a batch reads from a submitted notebook's JSON besides its grade: the free-text answers of the
+manual questions, and whether it is the released notebook handed back unchanged.
+
+Both are read in the trusted process from the parsed JSON only (``grader.notebook.read_notebook``);
+nothing in the notebook is executed or imported.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from ..errors import InvalidNotebook
+from ..notebook import read_notebook
+from ..registry import Assignment
+
+MAX_ANSWER_CHARS = 20_000  # an answer longer than this is cut (and says so) in the exported pages
+
+
+@dataclass(frozen=True)
+class NotebookFacts:
+    answers: dict = field(default_factory=dict)  # manual question id -> the student's text ("" when absent)
+    release_identical: bool = False
+
+
+def _text(cell: dict) -> str:
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+def _grade_id(cell: dict) -> str:
+    meta = cell.get("metadata")
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+    grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+    return grade_id if isinstance(grade_id, str) else ""
+
+
+def _normal(source: str) -> str:
+    """Compare cells ignoring trailing spaces and blank lines at either end."""
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+@functools.lru_cache(maxsize=None)
+def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozenset]:
+    """(sources of the released stubs a student must fill in, sources of every released code cell), from
+    the student version generated in memory exactly as ``seqgrade release`` makes it."""
+    import nbformat
+
+    from ..release import STUDENT_STEPS, convert, source_dir
+
+    nb = convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
+    stubs = frozenset(_normal(c.source) for c in nb.cells
+                      if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
+    code = frozenset(_normal(c.source) for c in nb.cells if c.cell_type == "code")
+    return stubs, code
+
+
+def is_release_identical(cells: list, assignment: Assignment) -> bool:
+    """True when every released stub is still there unchanged and no code cell was added or edited:
+    the student handed back what they were given (metadata, outputs and cell order do not matter)."""
+    stubs, code = released_cells(assignment.id, assignment.notebook)
+    sources = {_normal(_text(c)) for c in cells if isinstance(c, dict)}
+    own_code = {_normal(_text(c)) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"} - {""}
+    return bool(stubs) and stubs <= sources and own_code <= code
+
+
+def manual_answers(cells: list, assignment: Assignment) -> dict[str, str]:
+    """The text of each manual question's answer cell, found by its nbgrader grade_id (several cells
+    with the id are joined; none gives "")."""
+    questions = [e.id for e in assignment.exercises if e.kind == "manual"]
+    found: dict[str, list[str]] = {q: [] for q in questions}
+    for cell in cells:
+        if isinstance(cell, dict) and _grade_id(cell) in found:
+            found[_grade_id(cell)].append(_text(cell))
+    answers = {}
+    for q, texts in found.items():
+        text = "\n\n".join(texts)
+        if len(text) > MAX_ANSWER_CHARS:
+            text = text[:MAX_ANSWER_CHARS] + f"\n[... cut: the answer has {len(text)} characters]"
+        answers[q] = text
+    return answers
+
+
+def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
+    """The facts of one submitted notebook; an unreadable one has no answers and is not the release."""
+    try:
+        nb, _ = read_notebook(path)
+    except InvalidNotebook:
+        return NotebookFacts(answers={e.id: "" for e in assignment.exercises if e.kind == "manual"})
+    cells = nb.get("cells") or [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]
+    return NotebookFacts(answers=manual_answers(cells, assignment), release_identical=is_release_identical(cells, assignment))

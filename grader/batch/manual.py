@@ -1,0 +1,209 @@
+"""Manual grading of free-text questions: export every student's answer (one HTML page and one CSV per
+question), take back the scores a TA typed into the CSV or into nbgrader's formgrader, and store them
+as staff marks.
+
+An import is all or nothing: every row is checked first (known student and question, a number within
+[0, max points]); the first bad row raises ``ScoreFileError`` naming its row and column and nothing is
+stored. Rows with an empty ``points`` cell are skipped (not graded yet).
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ScoreFileError, UsageError
+from ..fsutil import ensure_writable_dir, write_atomic
+from ..registry import Assignment, get_assignment
+from ..results import StaffMark
+from .record import BatchRecord, read_record
+from .staff import Target, load_marks, save_marks
+
+EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment")
+REQUIRED_COLUMNS = ("student", "question", "points")
+CHECK = "manual_review"  # the one check of a manual question
+FORMGRADER = "formgrader"
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    applied: int  # marks stored (new or changed)
+    unchanged: int
+    skipped: int  # rows left empty
+
+
+def manual_questions(assignment: Assignment) -> dict[str, float]:
+    return {e.id: float(e.points) for e in assignment.exercises if e.kind == "manual"}
+
+
+def _require_questions(assignment: Assignment) -> dict[str, float]:
+    questions = manual_questions(assignment)
+    if not questions:
+        raise UsageError(f"{assignment.id} has no manually graded questions")
+    return questions
+
+
+# ---- export -------------------------------------------------------------------------------------
+
+PAGE_STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+section{border-top:1px solid #ccc;padding:.5rem 0}h2{font-size:1rem;margin:.5rem 0}
+.answer{white-space:pre-wrap;font-family:ui-monospace,monospace;background:#f6f6f6;padding:.5rem;border-radius:4px}
+.none{color:#888}.meta{color:#555;font-size:.9rem}"""
+
+
+def answers_page(assignment: Assignment, question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
+    """A self-contained page of every answer to ``question``: all text escaped, no scripts (the page's
+    content security policy also forbids any), nothing loaded from elsewhere."""
+    parts = []
+    for student, who in sorted(record.students.items()):
+        answer = who.answers.get(question, "")
+        mark = marks.get(Target(student, question, CHECK))
+        scored = f" · scored {mark.points:g}/{max_points:g}" + (f": {html.escape(mark.reason)}" if mark and mark.reason else "") if mark else ""
+        label = " · ".join(filter(None, [html.escape(who.name), html.escape(who.notebook)]))
+        body = (f'<div class="answer">{html.escape(answer)}</div>' if answer.strip()
+                else '<p class="none">(no answer: the notebook has no cell with this question\'s id, or it is empty)</p>')
+        parts.append(f'<section id="{html.escape(student, quote=True)}"><h2>{html.escape(student)}</h2>'
+                     f'<p class="meta">{label}{scored}</p>{body}</section>')
+    title = html.escape(f"{assignment.id}: {question} ({max_points:g} points), {len(record.students)} answers")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            f"<title>{title}</title><style>{PAGE_STYLE}</style></head><body><h1>{title}</h1>"
+            "<p>Score them in the CSV beside this page (points and comment columns), then run "
+            "<code>seqgrade manual import</code>.</p>" + "".join(parts) + "</body></html>\n")
+
+
+def answers_csv(question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
+    """One row per student; points and comment are empty unless a score is already stored."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(EXPORT_COLUMNS)
+    for student, who in sorted(record.students.items()):
+        mark = marks.get(Target(student, question, CHECK))
+        writer.writerow([student, who.notebook, question, who.answers.get(question, ""), f"{max_points:g}",
+                         f"{mark.points:g}" if mark else "", mark.reason if mark else ""])
+    return buf.getvalue()
+
+
+def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Path]:
+    """Write ``<question>.html`` and ``<question>.csv`` for each manual question to ``to`` (default
+    OUTDIR/manual); return the paths written."""
+    record = read_record(outdir)
+    assignment = get_assignment(record.assignment)
+    questions = _require_questions(assignment)
+    marks = load_marks(outdir)
+    folder = Path(to) if to else Path(outdir) / "manual"
+    try:
+        ensure_writable_dir(folder)
+    except OSError as exc:
+        from ..errors import OutputNotWritable
+        raise OutputNotWritable(folder, exc.strerror or str(exc)) from None
+    written = []
+    for question, max_points in questions.items():
+        write_atomic(folder / f"{question}.html", answers_page(assignment, question, max_points, record, marks))
+        write_atomic(folder / f"{question}.csv", answers_csv(question, max_points, record, marks))
+        written += [folder / f"{question}.html", folder / f"{question}.csv"]
+    return written
+
+
+# ---- import -------------------------------------------------------------------------------------
+
+def _number(text: str, path, row: int, column: str, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ScoreFileError(path, row, column, f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not low <= value <= high:
+        raise ScoreFileError(path, row, column, f"{text} is outside [{low:g}, {high:g}]")
+    return value
+
+
+def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, float], by: str) -> tuple[dict, int]:
+    """(Target -> StaffMark for every filled row, number of rows left empty); ScoreFileError on the first bad row."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet may save a byte-order mark
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text; save it from the spreadsheet as CSV (UTF-8)") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in reader.fieldnames or []]
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            raise ScoreFileError(path, 0, column, f"missing column; the file needs {', '.join(REQUIRED_COLUMNS)} (and may have comment)")
+    reader.fieldnames = header
+    marks, seen, skipped = {}, {}, 0
+    for row_number, row in enumerate(reader, start=2):  # row 1 is the header
+        if None in row:
+            raise ScoreFileError(path, row_number, header[-1], f"the row has {len(header) + len(row[None])} cells, the header {len(header)}")
+        student, question = (row.get("student") or "").strip(), (row.get("question") or "").strip()
+        points_text, comment = (row.get("points") or "").strip(), (row.get("comment") or "").strip()
+        if not student and not question and not points_text:
+            continue  # a blank line
+        if student not in record.students:
+            raise ScoreFileError(path, row_number, "student", f"unknown student {student!r} (not in this batch)")
+        if question not in questions:
+            raise ScoreFileError(path, row_number, "question",
+                                 f"unknown question {question!r}; manual questions: {', '.join(questions)}")
+        if not points_text:
+            skipped += 1
+            continue
+        points = _number(points_text, path, row_number, "points", 0.0, questions[question])
+        target = Target(student, question, CHECK)
+        if target in seen:
+            raise ScoreFileError(path, row_number, "student", f"{student} {question} was already scored in row {seen[target]}")
+        seen[target] = row_number
+        marks[target] = StaffMark(kind="manual", points=points, reason=comment, by=by)
+    return marks, skipped
+
+
+def import_scores(outdir: str | Path, files: list[str | Path], *, by: str = "") -> ImportReport:
+    """Check every row of every file, then store all their scores as manual marks (or none)."""
+    record = read_record(outdir)
+    questions = _require_questions(get_assignment(record.assignment))
+    new, skipped, origin = {}, 0, {}
+    for path in files:
+        marks, empty = read_score_file(path, record, questions, by)
+        for target in marks:
+            if target in origin:
+                raise ScoreFileError(path, 0, "", f"{target.student} {target.exercise} is also scored in {origin[target]}")
+            origin[target] = path
+        new.update(marks)
+        skipped += empty
+    return _store(outdir, record, new, skipped)
+
+
+def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: str = FORMGRADER) -> ImportReport:
+    """Store the manual scores typed into nbgrader's formgrader (``manual_score`` of each manual
+    question's grade cell) for the students of this batch."""
+    from .outputs import read_gradebook_manual_scores
+
+    record = read_record(outdir)
+    assignment = get_assignment(record.assignment)
+    questions = _require_questions(assignment)
+    url = db_url or record.db_url
+    new = {}
+    for (student, question), points in read_gradebook_manual_scores(url, assignment, record.students).items():
+        if not (math.isfinite(points) and 0 <= points <= questions[question]):
+            raise ScoreFileError("the gradebook", 0, "manual_score",
+                                 f"{student} {question} has {points:g}, outside [0, {questions[question]:g}]")
+        new[Target(student, question, CHECK)] = StaffMark(kind="manual", points=points, reason="", by=by)
+    return _store(outdir, record, new, 0)
+
+
+def _store(outdir, record: BatchRecord, new: dict, skipped: int) -> ImportReport:
+    marks = load_marks(outdir)
+    applied = unchanged = 0
+    for target, mark in new.items():
+        old = marks.get(target)
+        if old is not None and old.kind == mark.kind and old.points == mark.points and (old.reason == mark.reason or not mark.reason):
+            unchanged += 1  # e.g. the gradebook giving back a score seqgrade wrote there, without its comment
+            continue
+        marks[target] = mark
+        applied += 1
+    if applied:
+        save_marks(outdir, record.assignment, marks)
+    return ImportReport(applied=applied, unchanged=unchanged, skipped=skipped)

@@ -1,0 +1,65 @@
+"""A TA's override of one check's points for one student, with a reason the student sees.
+
+Stored with the manual scores in OUTDIR/staff.json (kind "override"), so it survives regrades; the
+grader's own points at the time are kept with it, and a later regrade that changes them is reported
+(the override still applies).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..errors import UsageError
+from ..registry import get_assignment
+from ..results import StaffMark
+from . import outputs
+from .record import read_record
+from .staff import Target, load_marks, resolve_check, save_marks
+
+
+def _target(outdir, student: str, spec: str):
+    record = read_record(outdir)
+    if student not in record.students:
+        known = ", ".join(sorted(record.students)[:10])
+        raise UsageError(f"unknown student {student!r} in {outdir}; students include: {known}")
+    assignment = get_assignment(record.assignment)
+    exercise, check, max_points = resolve_check(assignment, spec)
+    return record, Target(student, exercise, check), max_points
+
+
+def set_override(outdir: str | Path, student: str, spec: str, points: float, reason: str, *, by: str = "") -> StaffMark:
+    """Store an override of ``spec`` (EXERCISE or EXERCISE.CHECK) for ``student``; return the mark."""
+    if not reason or not reason.strip():
+        raise UsageError("an override needs a reason (--reason TEXT); the student sees it on the feedback page")
+    record, target, max_points = _target(outdir, student, spec)
+    if not (math.isfinite(points) and 0 <= points <= max_points):
+        raise UsageError(f"points must be within [0, {max_points:g}] for {target.exercise}.{target.check}; got {points:g}")
+    grader_points = 0.0
+    stored = outputs.read_result(Path(outdir), student)
+    if stored is not None:
+        for e in stored[0].exercises:
+            for c in e.checks:
+                if (e.id, c.name) == (target.exercise, target.check):
+                    grader_points = c.points
+    mark = StaffMark(kind="override", points=points, reason=reason.strip(), by=by, grader_points=grader_points)
+    marks = load_marks(outdir)
+    marks[target] = mark
+    save_marks(outdir, record.assignment, marks)
+    return mark
+
+
+def remove_override(outdir: str | Path, student: str, spec: str) -> None:
+    record, target, _ = _target(outdir, student, spec)
+    marks = load_marks(outdir)
+    if marks.get(target) is None or marks[target].kind != "override":
+        raise UsageError(f"there is no override of {target.exercise}.{target.check} for {student}")
+    del marks[target]
+    save_marks(outdir, record.assignment, marks)
+
+
+def list_marks(outdir: str | Path, kind: str | None = "override") -> list[tuple[Target, StaffMark]]:
+    """The stored marks (overrides by default; ``kind=None`` for all), sorted by student and check."""
+    read_record(outdir)  # says so when OUTDIR holds no batch
+    marks = load_marks(outdir)
+    return sorted(((t, m) for t, m in marks.items() if kind is None or m.kind == kind),
+                  key=lambda item: (item[0].student, item[0].exercise, item[0].check))

@@ -1,0 +1,67 @@
+"""Write every output of a batch from its results, its record and the staff marks: results/*.json,
+feedback pages, grades.csv, the summary, Gradescope files, the LMS import CSV and the gradebook.
+
+A batch calls ``publish`` once all notebooks are graded; ``republish`` does the same later from what
+OUTDIR holds (after a TA imports manual scores or sets an override), without any notebook at hand.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from ..registry import Assignment, get_assignment
+from ..results import NotebookResult
+from . import outputs
+from .lms import write_lms_csv
+from .record import BatchRecord, missing_result, read_record
+from .staff import apply_marks, load_marks
+
+
+def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
+            keys: dict[str, str], phase: Callable[[str], None] = lambda text: None) -> tuple[dict[str, NotebookResult], list[str]]:
+    """Apply the record's flags and the stored staff marks to ``graded`` and write every output.
+    Returns the final results and notes for the TA (overrides the grader now disagrees with, marks
+    that name an unknown student or check, manual points still pending)."""
+    marks = load_marks(outdir)
+    notes = []
+    final = {}
+    for student in sorted(graded):
+        who = record.students.get(student)
+        flagged = replace(graded[student], flags=who.flags if who else ())
+        final[student], said = apply_marks(student, flagged, marks)
+        notes += said
+    for target in sorted({t.student for t in marks} - set(final)):
+        notes.append(f"{target}: staff marks are stored for this student, who is not in this batch")
+    phase(f"writing results, feedback pages, grades.csv and the summary to {outdir}")
+    for student, result in final.items():
+        outputs.write_result(outdir, student, result, keys.get(student, ""))
+        if record.gradescope:
+            outputs.write_gradescope(outdir, student, result)
+    outputs.write_grades_csv(outdir, assignment, final, record.students)
+    outputs.write_summary(outdir, assignment, final, list(record.skipped))
+    if record.lms:
+        write_lms_csv(outdir, record.lms, assignment.id, final, record.students)
+        waiting = sum(1 for r in final.values() if r.pending_points)
+        if waiting:
+            notes.append(f"{waiting} students have manual points pending; the {record.lms} CSV gives their score without them")
+    phase(f"writing the nbgrader gradebook ({len(final)} students)")
+    outputs.write_gradebook(record.db_url, assignment, final)
+    return final, notes
+
+
+def republish(outdir: str | Path, phase: Callable[[str], None] = lambda text: None) -> tuple[dict[str, NotebookResult], list[str]]:
+    """Rewrite every output of the batch in ``outdir`` from its stored results (no grading)."""
+    outdir = Path(outdir)
+    record = read_record(outdir)
+    assignment = get_assignment(record.assignment)
+    graded, keys = {}, {}
+    for student, who in record.students.items():
+        stored = outputs.read_result(outdir, student)
+        if stored is not None and not who.no_notebook:
+            graded[student], keys[student] = stored
+        else:
+            reason = (f"no notebook handed in: {who.no_notebook} is not a notebook (.ipynb)" if who.no_notebook
+                      else "seqgrade could not grade this notebook; run the batch again")
+            graded[student] = missing_result(assignment, who.notebook, reason)
+    return publish(outdir, assignment, record, graded, keys, phase)

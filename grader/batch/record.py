@@ -1,0 +1,92 @@
+"""``OUTDIR/batch.json``: what a batch knew about its submissions, so later commands (manual export and
+import, overrides, LMS export) can rewrite every output without the submissions at hand.
+
+Per student: the notebook's file name, the LMS's name, email and late flag, the free-text answers of
+the manual questions (read from the notebook JSON, never executed) and whether the notebook is the
+unchanged release. Versioned JSON, written atomically.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+from ..fsutil import write_atomic
+from ..registry import Assignment
+from ..results import CheckResult, ExerciseResult, NotebookResult
+
+RECORD_FILE = "batch.json"
+RECORD_SCHEMA_VERSION = 1
+LMS_FORMATS = ("canvas", "gradescope")
+
+
+@dataclass(frozen=True)
+class StudentRecord:
+    notebook: str  # the submitted file's name
+    name: str = ""
+    email: str = ""
+    late: bool = False
+    release_identical: bool = False
+    answers: dict = field(default_factory=dict)  # manual question id -> text
+    no_notebook: str = ""  # what the student handed in instead of a notebook ("" when a notebook was graded)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        return (("release_identical",) if self.release_identical else ()) + (("late",) if self.late else ())
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    assignment: str
+    layout: str
+    db_url: str
+    gradescope: bool = False
+    lms: str = ""  # "", "canvas" or "gradescope": also write the LMS's import CSV
+    students: dict = field(default_factory=dict)  # student id -> StudentRecord
+    skipped: tuple = ()  # (path, reason) of files that were not graded
+
+    def to_json(self) -> str:
+        data = {"version": RECORD_SCHEMA_VERSION, **asdict(self)}
+        data["skipped"] = [list(s) for s in self.skipped]
+        return json.dumps(data, indent=2, allow_nan=False, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "BatchRecord":
+        if data.get("version") != RECORD_SCHEMA_VERSION:
+            raise ValueError(f"unsupported batch record version {data.get('version')!r}")
+        return cls(assignment=data["assignment"], layout=data["layout"], db_url=data["db_url"],
+                   gradescope=bool(data.get("gradescope")), lms=data.get("lms", ""),
+                   students={k: StudentRecord(**v) for k, v in data["students"].items()},
+                   skipped=tuple(tuple(s) for s in data.get("skipped", ())))
+
+
+def write_record(outdir: str | Path, record: BatchRecord) -> None:
+    write_atomic(Path(outdir) / RECORD_FILE, record.to_json())
+
+
+def read_record(outdir: str | Path) -> BatchRecord:
+    """The record of the batch graded into ``outdir``; UsageError when there is none (run `seqgrade batch` first)."""
+    path = Path(outdir) / RECORD_FILE
+    try:
+        return BatchRecord.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise UsageError(f"{outdir} holds no graded batch ({RECORD_FILE} is missing); run `seqgrade batch ... --out {outdir}` first") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+
+
+def missing_result(assignment: Assignment, notebook: str, reason: str) -> NotebookResult:
+    """An 'invalid' result with every check at 0 (manual questions pending), for a student whose
+    notebook could not be graded or who handed in none."""
+    exercises = []
+    for e in assignment.exercises:
+        if e.kind == "manual":
+            checks = (CheckResult(name="manual_review", status="manual", points=0, max_points=e.points,
+                                  message="graded by course staff"),)
+        else:
+            checks = tuple(CheckResult(name=c.name, status="missing", points=0, max_points=c.points, message=reason,
+                                       kind="missing") for c in e.checks)
+        exercises.append(ExerciseResult(id=e.id, checks=checks, max_score=e.points, manual=e.kind == "manual"))
+    return NotebookResult(assignment=assignment.id, notebook=notebook, status="invalid", reason=reason,
+                          exercises=tuple(exercises), max_score=assignment.max_score)
