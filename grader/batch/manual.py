@@ -184,7 +184,7 @@ def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: 
     record = read_record(outdir)
     assignment = get_assignment(record.assignment)
     questions = _require_questions(assignment)
-    url = db_url or record.db_url
+    url = db_url or record.gradebook_url(outdir)
     new = {}
     for (student, question), points in read_gradebook_manual_scores(url, assignment, record.students).items():
         if not (math.isfinite(points) and 0 <= points <= questions[question]):

@@ -46,7 +46,7 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
         if waiting:
             notes.append(f"{waiting} students have manual points pending; the {record.lms} CSV gives their score without them")
     phase(f"writing the nbgrader gradebook ({len(final)} students)")
-    outputs.write_gradebook(record.db_url, assignment, final)
+    outputs.write_gradebook(record.gradebook_url(outdir), assignment, final)
     return final, notes
 
 

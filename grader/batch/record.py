@@ -40,11 +40,14 @@ class StudentRecord:
 class BatchRecord:
     assignment: str
     layout: str
-    db_url: str
+    db_url: str  # "" for the default, OUTDIR/gradebook.db (so OUTDIR can be moved)
     gradescope: bool = False
     lms: str = ""  # "", "canvas" or "gradescope": also write the LMS's import CSV
     students: dict = field(default_factory=dict)  # student id -> StudentRecord
     skipped: tuple = ()  # (path, reason) of files that were not graded
+
+    def gradebook_url(self, outdir: str | Path) -> str:
+        return self.db_url or f"sqlite:///{(Path(outdir) / 'gradebook.db').resolve()}"
 
     def to_json(self) -> str:
         data = {"version": RECORD_SCHEMA_VERSION, **asdict(self)}

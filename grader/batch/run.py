@@ -148,8 +148,7 @@ def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> 
         people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, late=job.late, no_notebook=files)
         report.results[student] = missing_result(assignment, os.path.basename(job.path),
                                                  f"no notebook handed in: {files} is not a notebook (.ipynb)")
-    db_url = config.db_url or f"sqlite:///{(outdir / 'gradebook.db').resolve()}"
-    record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=db_url, gradescope=config.gradescope,
+    record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=config.db_url or "", gradescope=config.gradescope,
                          lms=config.lms, students=people, skipped=tuple(tuple(s) for s in report.skipped))
     write_record(outdir, record)
     report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase)
