@@ -132,7 +132,7 @@ def cmd_batch(args, console: Console) -> int:
     get_assignment(args.assignment)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
                          workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
-                         gradescope=args.gradescope, limits=limits)
+                         gradescope=args.gradescope, limits=limits, lms=args.lms or "")
 
     def phase(text: str) -> None:
         console.print(text, markup=False, highlight=False)
@@ -147,6 +147,85 @@ def cmd_demo(args, console: Console) -> int:
     from .demo import run_demo
 
     run_demo(Path(args.out), console)
+    return EXIT_OK
+
+
+def _print_notes(console: Console, notes) -> None:
+    for note in notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+
+
+def cmd_manual(args, console: Console) -> int:
+    from .batch import manual
+    from .batch.publish import republish
+
+    if args.action == "export":
+        if args.files or args.from_gradebook:
+            raise UsageError("manual export takes only OUTDIR (and --to DIR)")
+        for path in manual.export_answers(args.outdir, args.to):
+            console.print(f"wrote {path}", markup=False, highlight=False)
+        return EXIT_OK
+    if bool(args.files) == bool(args.from_gradebook):
+        raise UsageError("manual import needs score CSV files or --from-gradebook (one of the two)")
+    if args.from_gradebook:
+        report = manual.import_from_gradebook(args.outdir, args.db, by=args.by or manual.FORMGRADER)
+    else:
+        report = manual.import_scores(args.outdir, args.files, by=args.by or "")
+    console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
+                  markup=False, highlight=False)
+    _, notes = republish(args.outdir, lambda text: console.print(text, markup=False, highlight=False))
+    _print_notes(console, notes)
+    return EXIT_OK
+
+
+def cmd_override(args, console: Console) -> int:
+    from .batch import overrides
+    from .batch.publish import republish
+
+    if args.list:
+        if args.student or args.target or args.points is not None or args.remove:
+            raise UsageError("override --list takes only OUTDIR")
+        lines = ["student\tcheck\tkind\tpoints\tgrader_points_when_set\tby\treason"]  # tab-separated, for tools
+        lines += [f"{t.student}\t{t.exercise}.{t.check}\t{m.kind}\t{m.points:g}\t{m.grader_points:g}\t{m.by}\t"
+                  + m.reason.replace("\t", " ").replace("\n", " ")
+                  for t, m in overrides.list_marks(args.outdir, kind=None if args.all else "override")]
+        sys.stdout.write("\n".join(lines) + "\n")
+        return EXIT_OK
+    if not args.student or not args.target:
+        raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, or --remove)")
+    if args.remove:
+        if args.points is not None:
+            raise UsageError("override --remove takes no POINTS")
+        overrides.remove_override(args.outdir, args.student, args.target)
+        console.print(f"removed the override of {args.target} for {args.student}", markup=False, highlight=False)
+    else:
+        if args.points is None:
+            raise UsageError("override needs POINTS after EXERCISE[.CHECK]")
+        try:
+            points = float(args.points)
+        except ValueError:
+            raise UsageError(f"POINTS must be a number; got {args.points!r}") from None
+        mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
+        console.print(f"{args.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
+                      markup=False, highlight=False)
+    _, notes = republish(args.outdir, lambda text: console.print(text, markup=False, highlight=False))
+    _print_notes(console, notes)
+    return EXIT_OK
+
+
+def cmd_export_grades(args, console: Console) -> int:
+    from dataclasses import replace
+
+    from .batch.lms import lms_path
+    from .batch.publish import republish
+    from .batch.record import read_record, write_record
+
+    record = read_record(args.outdir)
+    if record.lms != args.lms:
+        write_record(args.outdir, replace(record, lms=args.lms))
+    _, notes = republish(args.outdir)
+    _print_notes(console, notes)
+    console.print(f"wrote {lms_path(args.outdir, args.lms)}", markup=False, highlight=False)
     return EXIT_OK
 
 
@@ -176,11 +255,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--db", metavar="URL", help="gradebook database URL (default: sqlite file OUTDIR/gradebook.db)")
     p.add_argument("--gradescope", action="store_true", help="also write OUTDIR/gradescope/<student>/results.json")
+    p.add_argument("--lms", choices=("canvas", "gradescope"), help="also write OUTDIR/<lms>-grades.csv, which that LMS's gradebook imports")
     _add_limit_options(p)
     p.set_defaults(func=cmd_batch)
     p = sub.add_parser("demo", help="release, make sample submissions, grade them all, and show the reports")
     p.add_argument("--out", default="demo-out", metavar="DIR")
     p.set_defaults(func=cmd_demo)
+    p = sub.add_parser("manual", help="manual grading: export free-text answers, import the TA's scores")
+    p.add_argument("action", choices=("export", "import"), help="export: one HTML page and one CSV per question; "
+                   "import: store the scores filled into those CSVs (or formgrader's) and rewrite the outputs")
+    p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
+    p.add_argument("files", nargs="*", metavar="SCORES.csv", help="import: CSV files with student, question, points (and comment)")
+    p.add_argument("--to", metavar="DIR", help="export: where to write the pages and CSVs (default OUTDIR/manual)")
+    p.add_argument("--from-gradebook", action="store_true", help="import: take the manual scores entered in nbgrader's formgrader")
+    p.add_argument("--db", metavar="URL", help="import --from-gradebook: the gradebook (default: the batch's)")
+    p.add_argument("--by", metavar="NAME", help="import: who scored them (stored with each score)")
+    p.set_defaults(func=cmd_manual)
+    p = sub.add_parser("override", help="set, list or remove a TA's override of one check's points for one student")
+    p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
+    p.add_argument("student", nargs="?", metavar="STUDENT", help="the student id as in grades.csv")
+    p.add_argument("target", nargs="?", metavar="EXERCISE[.CHECK]", help="the check (an exercise alone when it has one check)")
+    p.add_argument("points", nargs="?", metavar="POINTS", help="the points the check gives this student")
+    p.add_argument("--reason", metavar="TEXT", help="why (required; shown on the student's feedback page)")
+    p.add_argument("--by", metavar="NAME", help="who set it")
+    p.add_argument("--remove", action="store_true", help="remove the override of STUDENT EXERCISE[.CHECK]")
+    p.add_argument("--list", action="store_true", help="list the overrides")
+    p.add_argument("--all", action="store_true", help="with --list: manual scores too")
+    p.set_defaults(func=cmd_override)
+    p = sub.add_parser("export-grades", help="write the CSV a Canvas or Gradescope gradebook imports")
+    p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
+    p.add_argument("--lms", choices=("canvas", "gradescope"), required=True, help="the gradebook to import it into")
+    p.set_defaults(func=cmd_export_grades)
     return parser
 
 
