@@ -229,6 +229,25 @@ def cmd_export_grades(args, console: Console) -> int:
     return EXIT_OK
 
 
+def cmd_gradescope_autograder(args, console: Console) -> int:
+    from .gradescope.autograder_zip import build_autograder
+
+    out = build_autograder(args.assignment, args.out, visibility=args.visibility)
+    console.print(f"wrote the Gradescope autograder for {args.assignment} to {out}", markup=False, highlight=False)
+    return EXIT_OK
+
+
+def cmd_gradescope_run(args, console: Console) -> int:
+    from .gradescope.container import run_in_container
+
+    run = run_in_container(Path(args.root) if args.root else None)
+    lines = [f"results: {run.results_path}", f"isolation: {run.isolation or 'none (not graded)'}", run.summary]
+    if run.detail:
+        lines.append(run.detail)  # the autograder log is for course staff; students see results.json only
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    return 1 if run.detail else EXIT_OK  # 1: a fault of the grader itself (results.json says so)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seqgrade", description="Sandboxed, property-based grading of sequence-model notebooks.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -286,6 +305,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
     p.add_argument("--lms", choices=("canvas", "gradescope"), required=True, help="the gradebook to import it into")
     p.set_defaults(func=cmd_export_grades)
+    from .gradescope.config import VISIBILITIES
+    p = sub.add_parser("gradescope-autograder", help="write the autograder zip to upload to Gradescope for one assignment")
+    p.add_argument("assignment", help="assignment id (see `seqgrade list`)")
+    p.add_argument("--out", default="autograder.zip", metavar="ZIP", help="where to write the zip (default autograder.zip)")
+    p.add_argument("--visibility", choices=VISIBILITIES, default="visible",
+                   help="when students see the results (Gradescope's setting; default visible)")
+    p.set_defaults(func=cmd_gradescope_autograder)
+    p = sub.add_parser("gradescope-run", help="inside Gradescope's container (run by the zip's run_autograder): "
+                                              "grade the submission and write results/results.json")
+    p.add_argument("--root", metavar="DIR", help="the autograder folder (default $SEQGRADE_AUTOGRADER_ROOT or /autograder)")
+    p.set_defaults(func=cmd_gradescope_run)
     return parser
 
 

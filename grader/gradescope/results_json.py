@@ -1,0 +1,69 @@
+"""A graded notebook in Gradescope's results.json format: one test per check, named by its property.
+
+Fields follow https://gradescope-autograders.readthedocs.io/en/latest/specs/ ("Output format"): a top-level
+``score``, ``output`` and ``visibility``, and ``tests``, each with ``name``, ``number``, ``score``,
+``max_score``, ``status`` ("passed" or "failed") and ``output``. Gradescope sums nothing itself when a
+top-level score is given, so ``score`` is the notebook's own total.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..results import NotebookResult
+
+if TYPE_CHECKING:  # the registry imports torch (seconds): a run with no notebook to grade never needs it
+    from ..registry import Assignment
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def _property(assignment: "Assignment", exercise_id: str, check_name: str) -> str:
+    """The check's property sentence from the registry (its function name if the registry lacks it)."""
+    try:
+        exercise = assignment.exercise(exercise_id)
+    except KeyError:
+        return check_name
+    for check in exercise.checks:
+        if check.name == check_name:
+            return check.property or check_name
+    return check_name
+
+
+def summary_line(result: NotebookResult) -> str:
+    text = (f"{_fmt(result.score)} of {_fmt(result.gradable_points)} automatically graded points "
+            f"for {result.notebook} ({result.assignment}).")
+    if result.pending_points:
+        text += (f" {_fmt(result.pending_points)} more points are for written answers that course staff "
+                 f"grade by hand; they are not included here.")
+    if result.reason:
+        text += f" Note: {result.reason}"
+    return text
+
+
+def results_from_notebook(result: NotebookResult, assignment: "Assignment", *, visibility: str,
+                          extra: dict | None = None) -> dict:
+    tests = []
+    for i, exercise in enumerate(result.exercises, start=1):
+        for j, check in enumerate(exercise.checks, start=1):
+            number = f"{i}.{j}"
+            if check.status == "manual":
+                tests.append({"name": f"{exercise.id}: written answer", "number": number, "score": 0,
+                              "max_score": 0, "status": "passed",
+                              "output": f"Pending manual grading by course staff ({_fmt(check.max_points)} points, "
+                                        f"not part of this score)."})
+                continue
+            passed = check.status == "passed" and check.points >= check.max_points
+            tests.append({"name": f"{exercise.id}: {_property(assignment, exercise.id, check.name)}",
+                          "number": number, "score": check.awarded, "max_score": check.max_points,
+                          "status": "passed" if passed else "failed",
+                          "output": check.message or ("passed" if passed else check.status)})
+    return {"score": result.score, "output": summary_line(result), "visibility": visibility,
+            "tests": tests, "extra_data": {"seqgrade": extra or {}}}
+
+
+def results_for_failure(reason: str, *, visibility: str = "visible", extra: dict | None = None) -> dict:
+    """A valid results.json with score 0 when nothing could be graded, saying why."""
+    return {"score": 0, "output": reason, "visibility": visibility, "tests": [],
+            "extra_data": {"seqgrade": extra or {}}}

@@ -1,0 +1,58 @@
+"""The two scripts at the zip's root. ``{...}`` fields are filled in when the zip is built."""
+
+SETUP_SH = r"""#!/usr/bin/env bash
+# seqgrade autograder for {assignment}: Gradescope runs this once, as root, when it builds the image.
+# It installs Python {python} and seqgrade's dependencies (torch's CPU build, then the pins of
+# constraints.txt) into {prefix}, where every user can read them: student code may run as an
+# unprivileged uid that must be able to load Python. seqgrade's own source (the grader, its checks and
+# the reference solutions) stays in /autograder/source/seqgrade, readable by root only.
+set -euo pipefail
+HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
+PREFIX={prefix}
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends python3 python3-pip ca-certificates
+# uv fetches a standalone Python {python} (the version this zip was built and tested with, whatever the
+# image's own python3 is) into PREFIX, not under /root where the unprivileged uid could not read it.
+python3 -m pip install --quiet --disable-pip-version-check --target "$PREFIX/uv" "{uv}"
+export UV_PYTHON_INSTALL_DIR="$PREFIX/python" UV_CACHE_DIR=/tmp/seqgrade-uv-cache
+UV="$PREFIX/uv/bin/uv"
+"$UV" venv --python {python} --python-preference only-managed "$PREFIX/venv"
+PY="$PREFIX/venv/bin/python"
+# torch first, from the CPU wheel index, so that nothing later pulls in a multi-GB CUDA build.
+"$UV" pip install --python "$PY" --index-url https://download.pytorch.org/whl/cpu "{torch}"
+"$UV" pip install --python "$PY" -c "$HERE/constraints.txt" -r "$HERE/requirements.txt"
+"$PY" -c "import torch, sys; sys.exit('a CUDA build of torch was installed' if torch.version.cuda else 0)"
+rm -rf /tmp/seqgrade-uv-cache
+chmod -R a+rX "$PREFIX"
+chmod -R go-rwx "$HERE"
+# A last check that the grader imports with this environment (seconds; fails the image build if not).
+PYTHONPATH="$HERE/seqgrade" "$PY" -c "import grader.registry, grader.gradescope.container"
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# seqgrade autograder for {assignment}: Gradescope runs this once per submission, as root, in /autograder.
+# It grades the one notebook in submission/ and writes results/results.json. Whatever fails, a valid
+# results.json is left behind: Python writes one saying why, and if Python itself cannot start, this
+# script writes one.
+ROOT="${{SEQGRADE_AUTOGRADER_ROOT:-/autograder}}"
+SOURCE="$ROOT/source"
+PY="${{SEQGRADE_PYTHON:-{prefix}/venv/bin/python}}"
+[ -x "$PY" ] || PY="$(command -v python3 || true)"
+RESULTS="$ROOT/results/results.json"
+mkdir -p "$ROOT/results"
+rm -f "$RESULTS"
+chmod 700 "$SOURCE" 2>/dev/null || true  # the grader and the reference: never readable by student code
+if [ -n "$PY" ]; then
+    cd "$SOURCE/seqgrade" && PYTHONPATH="$SOURCE/seqgrade" SEQGRADE_AUTOGRADER_ROOT="$ROOT" "$PY" -m grader.cli gradescope-run
+    echo "seqgrade gradescope-run exited with status $?"
+else
+    echo "no Python found: neither {prefix}/venv/bin/python nor python3 on PATH (did setup.sh fail?)"
+fi
+if [ ! -s "$RESULTS" ]; then
+    cat > "$RESULTS" <<'JSON'
+{{"score": 0, "output": "Not graded: the autograder could not start. This is not a problem with your notebook; please tell course staff.", "tests": []}}
+JSON
+fi
+exit 0
+"""
