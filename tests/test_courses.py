@@ -87,8 +87,8 @@ def test_release_contains_no_solution_or_hidden_test(assignment, releases):
 @pytest.mark.parametrize("assignment", COURSES)
 def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothing(assignment, tmp_path):
     """nbgrader's own generate_assignment and autograde (hidden tests run in the student's kernel): the
-    solution's self-checks pass and it earns every automatic point; the release's self-checks say "not
-    implemented yet" without failing their cells, and it earns nothing."""
+    solution's self-checks pass, each printing one line, and it earns every automatic point; the release's
+    self-check cells fail with NotImplementedError ("not implemented yet"), and it earns nothing."""
     course = tmp_path / "course"
     shutil.copytree(ASSIGNMENTS_ROOT, course, ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"))
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
@@ -110,15 +110,19 @@ def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothin
         for student, want in (("solution", auto), ("stubs", {k: 0.0 for k in auto})):
             sub = gb.find_submission_notebook(notebook.removesuffix(".ipynb"), assignment, student)
             assert {g.name: g.auto_score for g in sub.grades if g.name.startswith("test_")} == want, student
-    for student, mark in (("solution", "[ok]"), ("stubs", "not implemented yet")):
+    for student in ("solution", "stubs"):
         graded = nbformat.read(course / "autograded" / student / assignment / notebook, as_version=4)
         checks = [c for c in graded.cells if (_grade_id(c) or "").startswith("selfcheck_")]
         assert checks
         for cell in checks:
             text = "".join(o.get("text", "") for o in cell.outputs)
-            assert mark in text and not [o for o in cell.outputs if o.output_type == "error"], (student, _grade_id(cell), text)
-            if student == "solution":
-                assert "[x]" not in text and "[ ]" not in text, (_grade_id(cell), text)
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            if student == "solution":  # one line, no error, no echoed True/False
+                assert text.startswith("[ok] ") and text.count("\n") == 1 and not errors, (_grade_id(cell), text)
+                assert not [o for o in cell.outputs if o.output_type == "execute_result"], _grade_id(cell)
+            else:  # the stub's NotImplementedError fails the cell, as nbgrader's convention has it
+                assert [e.ename for e in errors] == ["NotImplementedError"], (_grade_id(cell), cell.outputs)
+                assert "not implemented yet" in errors[0].evalue
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,14 @@
 
 Each check tests a property your code must have (agreement with torch's own attention, LayerNorm and
 transformer layer; rows of weights that sum to 1; causality...). When a property fails, hypothesis
-shrinks the input to a small example and the check prints it with what was expected. Passing these
-checks is a good sign, not a guarantee: the grader checks more. This file needs only numpy, torch and
-hypothesis.
+shrinks the input to a small example and the check's cell fails with it and what was expected. Passing
+these checks is a good sign, not a guarantee: the grader checks more. This file needs only numpy, torch
+and hypothesis.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import tempfile
@@ -29,29 +30,49 @@ _SETTINGS = settings(max_examples=20, derandomize=True, database=None, deadline=
 
 
 class PropertyFailed(AssertionError):
-    pass
+    """A property of the exercise does not hold; the message gives the smallest input that shows it."""
+
+
+class SelfCheckFailed(AssertionError):
+    """A self-check failed: the cell fails too, so Run All, Validate and ``nbgrader validate`` report it."""
+
+
+_passed: list[str] = []  # titles of the properties that held in the self-check now running
 
 
 def _run(title: str, prop) -> bool:
-    """Run one property; print a line saying whether it holds, and the smallest counterexample if not."""
+    """Run one property; raise if it does not hold (with the smallest counterexample), else note its title.
+
+    An exercise still raising NotImplementedError (the released stub) fails the cell with
+    NotImplementedError, as every other cell that calls the stub does in an nbgrader notebook."""
     sink = io.StringIO()
     try:
         with warnings.catch_warnings(), contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
             warnings.simplefilter("ignore")
             prop()
     except NotImplementedError:
-        print(f"[ ] {title}: not implemented yet")
-        return False
+        raise NotImplementedError(f"{title}: not implemented yet") from None
     except PropertyFailed as exc:
-        print(f"[x] {title}\n    {exc}")
-        return False
+        raise SelfCheckFailed(f"{title}\n    {exc}") from None
     except Exception as exc:
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if "selfcheck" not in f.filename]
         where = f" (line {frames[-1].lineno} of your cell)" if frames else ""
-        print(f"[x] {title}\n    your code raised {type(exc).__name__}: {exc}{where}")
-        return False
-    print(f"[ok] {title}")
+        raise SelfCheckFailed(f"{title}\n    your code raised {type(exc).__name__}: {exc}{where}") from None
+    _passed.append(title)
     return True
+
+
+def _one_line(check):
+    """A self-check as the notebook calls it: it prints one line when every property holds, returns
+    nothing (so the cell echoes no True/False) and raises at the first property that fails."""
+
+    @functools.wraps(check)
+    def run(*functions):
+        _passed.clear()
+        check(*functions)
+        print("[ok] " + "; ".join(_passed))
+
+    return run
 
 
 def _require(ok: bool, message: str) -> None:
@@ -317,3 +338,8 @@ def check_block_param_count(block_param_count) -> bool:
                 _require(got == want, f"block_param_count({D}, bias={bias}) = {got}; torch.nn.TransformerEncoderLayer has {want}")
 
     return _run("block_param_count: agrees with torch.nn.TransformerEncoderLayer", counts)
+
+
+for _name, _check in list(globals().items()):
+    if _name.startswith("check_") and callable(_check):
+        globals()[_name] = _one_line(_check)

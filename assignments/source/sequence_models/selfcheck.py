@@ -1,13 +1,14 @@
 """Self-checks for the sequence_models notebook. Run them as often as you like.
 
-Each check tests a property your code must have (shapes, what a window holds, causality, agreement
-with a torch.nn module...). When a property fails, hypothesis shrinks the input to a small example and
-the check prints it with what was expected. Passing these checks is a good sign, not a guarantee: the
-grader checks more. This file needs only numpy, torch and hypothesis.
+Each check tests a property your code must have (shapes, what a window holds, causality, agreement with
+a torch.nn module...). When a property fails, hypothesis shrinks the input to a small example and the
+check's cell fails with it and what was expected. Passing these checks is a good sign, not a guarantee:
+the grader checks more. This file needs only numpy, torch and hypothesis.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import os
@@ -28,29 +29,49 @@ _SETTINGS = settings(max_examples=30, derandomize=True, database=None, deadline=
 
 
 class PropertyFailed(AssertionError):
-    pass
+    """A property of the exercise does not hold; the message gives the smallest input that shows it."""
+
+
+class SelfCheckFailed(AssertionError):
+    """A self-check failed: the cell fails too, so Run All, Validate and ``nbgrader validate`` report it."""
+
+
+_passed: list[str] = []  # titles of the properties that held in the self-check now running
 
 
 def _run(title: str, prop) -> bool:
-    """Run one property; print a line saying whether it holds, and the smallest counterexample if not."""
+    """Run one property; raise if it does not hold (with the smallest counterexample), else note its title.
+
+    An exercise still raising NotImplementedError (the released stub) fails the cell with
+    NotImplementedError, as every other cell that calls the stub does in an nbgrader notebook."""
     sink = io.StringIO()
     try:
         with warnings.catch_warnings(), contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
             warnings.simplefilter("ignore")
             prop()
     except NotImplementedError:
-        print(f"[ ] {title}: not implemented yet")
-        return False
+        raise NotImplementedError(f"{title}: not implemented yet") from None
     except PropertyFailed as exc:
-        print(f"[x] {title}\n    {exc}")
-        return False
+        raise SelfCheckFailed(f"{title}\n    {exc}") from None
     except Exception as exc:
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if "selfcheck" not in f.filename]
         where = f" (line {frames[-1].lineno} of your cell)" if frames else ""
-        print(f"[x] {title}\n    your code raised {type(exc).__name__}: {exc}{where}")
-        return False
-    print(f"[ok] {title}")
+        raise SelfCheckFailed(f"{title}\n    your code raised {type(exc).__name__}: {exc}{where}") from None
+    _passed.append(title)
     return True
+
+
+def _one_line(check):
+    """A self-check as the notebook calls it: it prints one line when every property holds, returns
+    nothing (so the cell echoes no True/False) and raises at the first property that fails."""
+
+    @functools.wraps(check)
+    def run(*functions):
+        _passed.clear()
+        check(*functions)
+        print("[ok] " + "; ".join(_passed))
+
+    return run
 
 
 def _require(ok: bool, message: str) -> None:
@@ -146,7 +167,29 @@ def check_forward(forward, recurrent_unit) -> bool:
         _require(torch.allclose(forward(other, Wrec, Win, Wout)[0], y[0]),
                  f"B={B}, T={T}: changing sequences 1.. changed the output for sequence 0")
 
-    return _run("forward: batch order and other sequences do not matter", batch_properties)
+    def vectorized():
+        # forward finds recurrent_unit among the notebook's names when it runs: count the calls it makes.
+        names, calls = getattr(forward, "__globals__", {}), []
+
+        def counted(x, *rest):
+            calls.append(tuple(getattr(x, "shape", ())))
+            return recurrent_unit(x, *rest)
+
+        if names.get("recurrent_unit") is not recurrent_unit:
+            return
+        B, T = 3, 4
+        names["recurrent_unit"] = counted
+        try:
+            forward(_randn(1, B, T, 2), _randn(2, 3, 3) / 2, _randn(3, 3, 2), _randn(4, 3, 1))
+        finally:
+            names["recurrent_unit"] = recurrent_unit
+        _require(len(calls) == T and all(shape == (B, 2) for shape in calls),
+                 f"for a batch of B={B} sequences of length T={T}, forward called recurrent_unit {len(calls)} times "
+                 f"(on inputs of shapes {sorted(set(calls))}); call it once per time step, on the whole batch (shape (B, d_in))")
+
+    ok = _run("forward: batch order and other sequences do not matter", batch_properties)
+    ok &= _run("forward: one call of recurrent_unit per time step, for the whole batch", vectorized)
+    return ok
 
 
 def check_causal_mask(causal_mask) -> bool:
@@ -177,7 +220,22 @@ def check_masked_self_attention(masked_self_attention) -> bool:
         _require(torch.allclose(Y[:-1], Y2[:-1], atol=1e-12),
                  f"T={T}: changing the last input changed earlier outputs, so attention looks ahead")
 
-    return _run("masked_self_attention: outputs do not depend on later inputs", causal)
+    @_SETTINGS
+    @given(st.integers(1, 5), st.integers(1, 4), st.integers(0, 999))
+    def matches_torch(T, d_k, seed):
+        X, Wq, Wk, Wv = _randn(seed, 2, T, 3), _randn(seed + 1, 3, d_k), _randn(seed + 2, 3, d_k), _randn(seed + 3, 3, 2)
+        want = torch.nn.functional.scaled_dot_product_attention(X @ Wq, X @ Wk, X @ Wv, is_causal=True)
+        got = masked_self_attention(X, Wq, Wk, Wv)
+        _require(isinstance(got, torch.Tensor) and got.shape == want.shape,
+                 f"for X of shape {tuple(X.shape)} expected shape {tuple(want.shape)}; got {getattr(got, 'shape', None)}")
+        _require(torch.allclose(got, want), f"for X of shape {tuple(X.shape)} and d_k={d_k} the result differs from "
+                                            f"torch.nn.functional.scaled_dot_product_attention(Q, K, V, is_causal=True) "
+                                            f"(max difference {(got - want).abs().max():.3g}); "
+                                            f"check the scale 1/sqrt(d_k) and the mask")
+
+    ok = _run("masked_self_attention: outputs do not depend on later inputs", causal)
+    ok &= _run("masked_self_attention: agrees with torch's causal scaled_dot_product_attention", matches_torch)
+    return ok
 
 
 def check_param_counts(qkv_param_count, mha_param_count) -> bool:
@@ -191,3 +249,8 @@ def check_param_counts(qkv_param_count, mha_param_count) -> bool:
                 _require(got == m, f"mha_param_count({d_model}, {n_heads}, bias={bias}) = {got}; torch.nn.MultiheadAttention has {m}")
 
     return _run("parameter counts agree with torch.nn", counts)
+
+
+for _name, _check in list(globals().items()):
+    if _name.startswith("check_") and callable(_check):
+        globals()[_name] = _one_line(_check)

@@ -1,0 +1,129 @@
+"""The notebooks' self-check cells, run as a student runs them (the cells in order, in one namespace):
+on the solution each prints exactly one line and returns nothing; on a released stub it fails its cell
+with NotImplementedError; on the common mistakes the wrong corpora show, it fails its cell."""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+
+import nbformat
+import pytest
+from hypothesis import Phase, settings
+
+from grader.notebook import is_test_cell
+from grader.registry import ASSIGNMENTS
+from grader.release import release
+
+from .corpus.build import load
+from .corpus.courses import entries
+
+# assignment -> the wrong corpus entries (file names) that its self-checks must catch
+CAUGHT = {
+    "sequence_models": ["seq2col_window_shifted", "seq2col_y_misaligned", "recurrent_unit_transposed_weights",
+                        "forward_loops_over_batch", "causal_mask_transposed", "attention_scale_one_over_d",
+                        "attention_without_mask"],
+    "attention": ["sdpa_no_scale", "sdpa_scale_one_over_dk", "sdpa_mask_inverted", "mha_mask_inverted",
+                  "self_attention_scaled_by_model_width"],
+    "recursive_attention": ["partial_scale_by_d", "merge_weights_swapped", "tiled_causal_one_ahead",
+                            "tiled_causal_diagonal_masked"],
+    "rnn_lm": ["rnn_states_transposed_w_hh", "lstm_gate_order_swapped", "context_scaled_by_sqrt_d",
+               "conv_padded_on_the_right"],
+}
+
+
+def _grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
+
+
+def _wrong(assignment: str) -> dict[str, dict]:
+    found = load("wrong") if assignment == "sequence_models" else entries(assignment, "wrong")
+    return {e.name: e.data["REPLACE"] for e in found}
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("selfchecks")
+    return {a: (release(a, root / "solution", solutions=True), release(a, root / "student")) for a in ASSIGNMENTS}
+
+
+class Notebook:
+    """Runs a released notebook's code cells as the student's kernel would (hidden tests left out)."""
+
+    def __init__(self, folder, assignment: str, replace: dict | None = None):
+        self.nb = nbformat.read(folder / ASSIGNMENTS[assignment].notebook, as_version=4)
+        spec = importlib.util.spec_from_file_location(f"selfcheck_{assignment}", folder / "selfcheck.py")
+        self.selfcheck = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.selfcheck)
+        for cell in self.nb.cells:
+            if _grade_id(cell) in (replace or {}):
+                cell.source = replace[_grade_id(cell)]
+        self.ns: dict = {"__name__": "__main__"}
+
+    def define(self) -> "Notebook":
+        """Run every code cell except the self-checks and the hidden tests."""
+        saved = sys.modules.get("selfcheck")
+        sys.modules["selfcheck"] = self.selfcheck
+        try:
+            for cell in self.nb.cells:
+                if cell.cell_type == "code" and not is_test_cell(cell):
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        exec(compile(cell.source, f"<{_grade_id(cell) or 'cell'}>", "exec"), self.ns)
+        finally:
+            sys.modules.pop("selfcheck") if saved is None else sys.modules.__setitem__("selfcheck", saved)
+        return self
+
+    def self_checks(self) -> dict[str, str]:
+        return {_grade_id(c): c.source for c in self.nb.cells if _grade_id(c).startswith("selfcheck_")}
+
+    def run(self, source: str) -> str:
+        """Run one self-check cell and return what it printed; the value of its last line must be None."""
+        out = io.StringIO()
+        body, last = source.rstrip().rsplit("\n", 1)
+        with contextlib.redirect_stdout(out):
+            exec(body, self.ns)
+            value = eval(last, self.ns)
+        assert value is None, f"the cell would echo {value!r}"
+        return out.getvalue()
+
+
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_solution_passes_every_self_check_with_one_line(assignment, folders):
+    nb = Notebook(folders[assignment][0], assignment).define()
+    assert nb.self_checks()
+    for grade_id, source in nb.self_checks().items():
+        printed = nb.run(source)
+        assert printed.startswith("[ok] ") and printed.count("\n") == 1, (grade_id, printed)
+
+
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_released_stub_fails_its_self_check_as_not_implemented(assignment, folders):
+    nb = Notebook(folders[assignment][1], assignment)
+    with contextlib.redirect_stderr(io.StringIO()):
+        for cell in nb.nb.cells:  # the stubs' cells define functions that raise NotImplementedError
+            if cell.cell_type == "code" and not is_test_cell(cell):
+                with contextlib.suppress(Exception):
+                    sys.modules["selfcheck"] = nb.selfcheck
+                    exec(cell.source, nb.ns)
+    sys.modules.pop("selfcheck", None)
+    grade_id, source = next(iter(nb.self_checks().items()))
+    with pytest.raises(NotImplementedError, match="not implemented yet"):
+        nb.run(source)
+
+
+@pytest.mark.parametrize("assignment,entry", [(a, e) for a, names in CAUGHT.items() for e in names])
+def test_self_check_fails_a_common_mistake(assignment, entry, folders):
+    replace = _wrong(assignment)[entry]
+    nb = Notebook(folders[assignment][0], assignment, replace).define()
+    # Only the verdict matters here: skip shrinking the counterexample (what the student would read).
+    nb.selfcheck._SETTINGS = settings(nb.selfcheck._SETTINGS, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+    checks = nb.self_checks()
+    caught = []
+    for exercise in replace:
+        source = checks.get(f"selfcheck_{exercise}") or next(s for g, s in checks.items() if exercise in s)
+        try:
+            nb.run(source)
+        except AssertionError as exc:
+            caught.append(type(exc).__name__ == "SelfCheckFailed")
+    assert caught and all(caught), f"{entry}: the self-check of {list(replace)} passed a wrong answer"
