@@ -5,12 +5,16 @@ one setup.sh would install (setup.sh itself needs the network and is not run her
 with what `seqgrade grade` (the same Grader, default limits) gives the same notebook.
 """
 import json
+import os
 import shutil
+import site
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from grader.cli import main
@@ -21,6 +25,8 @@ from grader.gradescope.container import NoSubmission, find_notebook, pick_isolat
 from grader.grading import Grader
 from grader.registry import get_assignment
 from grader.samples import make_samples
+from grader.sandbox.client import SANDBOX_UID
+from grader.sandbox.isolation import unreadable_for
 
 ASSIGNMENT = "sequence_models"
 VENV_BIN = str(Path(sys.executable).parent)
@@ -164,6 +170,63 @@ def test_a_python_that_cannot_start_still_writes_results(autograder_zip, noteboo
                    SEQGRADE_PYTHON=shutil.which("false"))
     _assert_shape(data)
     assert data["score"] == 0 and "could not start" in data["output"]
+
+
+def _python_the_sandbox_uid_can_read(work: Path) -> str:
+    """This environment's Python, or the system's Python of the same version with this environment's
+    packages when ours lies where uid 60000 cannot read it (as setup.sh avoids by installing into /opt)."""
+    if not unreadable_for(SANDBOX_UID, [sys.base_prefix, sys.prefix]):
+        return sys.executable
+    system = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if not system.exists():
+        pytest.skip(f"uid {SANDBOX_UID} cannot read {sys.base_prefix} and there is no {system} of the same version")
+    subprocess.run([str(system), "-m", "venv", "--without-pip", str(work / "venv")], check=True, capture_output=True)
+    python = work / "venv" / "bin" / "python"
+    found = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    packages = next(p for p in site.getsitepackages() if Path(p).is_dir())
+    Path(found, "seqgrade-packages.pth").write_text(f"import site; site.addsitedir({packages!r})\n")
+    return str(python)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs run_autograder as root; this reproduces that")
+def test_rlimits_as_root_like_gradescope(autograder_zip, notebooks, expected):
+    """Without namespaces (as in Gradescope's container) the student's uid can neither read seqgrade's
+    source (checks, reference) nor forge results.json, and the score is the same."""
+    work = Path(tempfile.mkdtemp(prefix="seqgrade-gradescope-", dir="/tmp"))
+    try:
+        work.chmod(0o755)  # every folder above the fake /autograder can be entered by any user
+        marker = work / "marker"
+        marker.mkdir(mode=0o777)
+        marker.chmod(0o777)
+        root = work / "autograder"
+        nb = nbformat.read(notebooks["correct"], as_version=4)
+        nb.cells.append(nbformat.v4.new_code_cell(f"""
+import json as _json
+_seen = {{}}
+for _what, _path, _mode in (("read", {str(root / "source" / "seqgrade" / "reference" / "__init__.py")!r}, "r"),
+                            ("forge", {str(root / "results" / "results.json")!r}, "w")):
+    try:
+        with open(_path, _mode) as _f:
+            _f.write('{{"score": 1000, "tests": []}}') if _mode == "w" else _f.read()
+        _seen[_what] = "allowed"
+    except OSError as _exc:
+        _seen[_what] = type(_exc).__name__
+with open({str(marker / "seen.json")!r}, "w") as _f:
+    _json.dump(_seen, _f)
+"""))
+        data, proc = _run(autograder_zip, root, {"hw.ipynb": nbformat.writes(nb).encode()},
+                          SEQGRADE_ISOLATION="rlimits", SEQGRADE_PYTHON=_python_the_sandbox_uid_can_read(work))
+        _assert_shape(data)
+        assert data["extra_data"]["seqgrade"]["isolation"] == "rlimits", proc.stdout[-2000:]
+        assert data["score"] == expected["correct"].score, (data["output"], proc.stdout[-2000:])
+        seen = json.loads((marker / "seen.json").read_text())  # the hostile cell did run, as uid 60000
+        assert seen == {"read": "PermissionError", "forge": "PermissionError"}, seen
+        # Denied because run_autograder closed the source folder, not because the way there was shut.
+        assert unreadable_for(SANDBOX_UID, [root / "submission"]) is None
+        assert unreadable_for(SANDBOX_UID, [root / "source" / "seqgrade"]) == str(root / "source")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_find_notebook_skips_checkpoints(tmp_path):
