@@ -44,7 +44,8 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
         write_lms_csv(outdir, record.lms, assignment.id, final, record.students)
         waiting = sum(1 for r in final.values() if r.pending_points)
         if waiting:
-            notes.append(f"{waiting} students have manual points pending; the {record.lms} CSV gives their score without them")
+            notes.append(f"{waiting} student{' has' if waiting == 1 else 's have'} manual points pending; "
+                         f"the {record.lms} CSV gives {'that score' if waiting == 1 else 'their scores'} without them")
     phase(f"writing the nbgrader gradebook ({len(final)} students)")
     outputs.write_gradebook(record.gradebook_url(outdir), assignment, final)
     return final, notes

@@ -110,9 +110,6 @@ def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> 
     people = {}
     keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
     for job in found.jobs:
-        facts = read_facts(job.path, assignment)  # the notebook's JSON only: answers and release check
-        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
-                                            release_identical=facts.release_identical, answers=facts.answers)
         key = cache_key(Path(job.path).read_bytes(), assignment.id, config.limits)
         cached = outputs.read_result(outdir, job.student)
         if cached is not None and cached[1] == key:
@@ -125,6 +122,10 @@ def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> 
             continue
         future = executor.submit(grade_job, job.student, job.path, assignment.id, config.limits, hide, config.backend)
         pending[future] = (job, key)
+    for job in found.jobs:  # while the workers grade: the notebooks' JSON only (answers, release check)
+        facts = read_facts(job.path, assignment)
+        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
+                                            release_identical=facts.release_identical, answers=facts.answers)
     for future in cf.as_completed(pending):
         job, key = pending[future]
         try:
