@@ -103,6 +103,10 @@ def test_zip_layout(autograder_zip, tmp_path):
     assert "--index-url https://download.pytorch.org/whl/cpu" in setup and "torch==" in setup
     assert "torch" not in requirements.split() and "numpy" in requirements
     assert "-c \"$HERE/constraints.txt\"" in setup
+    _unpack(autograder_zip, tmp_path / "unpacked")
+    for script in ("setup.sh", "run_autograder"):  # both parse as bash (setup.sh needs the network to run)
+        check = subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "source" / script)], capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr
     # The same checkout gives the same bytes.
     again = build_autograder(ASSIGNMENT, tmp_path / "again.zip")
     assert again.read_bytes() == autograder_zip.read_bytes()
