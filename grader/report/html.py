@@ -24,7 +24,7 @@ ul{margin:0;padding-left:1.1rem}
 .property{margin-bottom:.15rem} code.fn{font-size:.75rem;color:#666} .staff{color:#1a5fb4;margin:.1rem 0}
 pre.snippet{background:#eef3fb;border-left:3px solid #3a7bd5}
 pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem;background:#f7f7f7;padding:.4rem;border-radius:4px}
-.badge{font-weight:600}.note{color:#555;font-size:.9rem}
+.badge{font-weight:600;overflow-wrap:normal}.note{color:#555;font-size:.9rem}
 .root{margin:.2rem 0 .5rem;font-weight:600;color:#b3261e;overflow-wrap:anywhere}
 """
 
@@ -55,6 +55,10 @@ def _properties(assignment_id: str) -> dict[tuple[str, str], str]:
     return {(e.id, c.name): c.property for e in assignment.exercises for c in e.checks}
 
 
+def _points(x: float) -> str:
+    return f"{x:g} point" + ("" if x == 1 else "s")
+
+
 def total_line(result: NotebookResult) -> str:
     """The notebook's total in words: what the grader scored, and what waits for course staff."""
     text = f"auto-graded: {result.score:g} of {result.gradable_points:g} points"
@@ -75,7 +79,12 @@ def _message(text: str) -> str:
     return parts
 
 
+MANUAL_SENTENCE = "A written answer, read and scored by course staff."
+
+
 def _check_row(c: CheckResult, sentence: str) -> str:
+    if c.status == "manual" and not sentence:
+        sentence = MANUAL_SENTENCE
     label = f'<div class="property">{escape(sentence)}</div>' if sentence else ""
     label += f'<code class="fn">{escape(c.name)}</code>'
     status, points, details = c.status, f"{c.points:g} of {c.max_points:g}", ""
@@ -87,7 +96,7 @@ def _check_row(c: CheckResult, sentence: str) -> str:
         who = f" ({escape(c.staff.by)})" if c.staff.by else ""
         if c.staff.kind == "override":
             status = "override"
-            details = (f'<div class="staff">Course staff set {c.staff.points:g} points{who}; '
+            details = (f'<div class="staff">Course staff set {_points(c.staff.points)}{who}; '
                        f'the grader had given {c.staff.grader_points:g}.</div>')
         else:
             status = "graded"
@@ -112,9 +121,9 @@ def render(result: NotebookResult) -> str:
         root = f'<p class="root">First problem: {escape(e.root_cause)}</p>' if e.root_cause else ""
         pending = f"; {e.pending_points:g} pending" if e.pending_points else ""
         rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)} <span class="note">'
-                    f'({e.max_score:g} points)</span></span>'
+                    f'({_points(e.max_score)})</span></span>'
                     f'<span class="{e.status}">{e.score:g} / {e.max_score:g}{pending}</span></h2>{root}'
-                    f'<table><colgroup><col style="width:34%"><col style="width:9%"><col style="width:9%"><col></colgroup>'
+                    f'<table><colgroup><col style="width:34%"><col style="width:10%"><col style="width:9%"><col></colgroup>'
                     f'<tr><th>what is checked</th><th>status</th><th>points</th><th>details</th></tr>{checks}</table></section>')
     cell_notes = [c for c in result.cells if c.get("status") != "ok"]
     notes = ""

@@ -37,7 +37,8 @@ def histogram_svg(totals: list[float], max_score: float, width: int = 480, heigh
 
 def _kinds(counts: Counter) -> str:
     """Failure kinds as a list, commonest first, named as the feedback names them."""
-    return "".join(f"<li>{count}× {escape(FAILURE_KINDS.get(kind, kind or 'other'))}</li>"
+    names = {**FAILURE_KINDS, "pending": "not graded by staff yet"}
+    return "".join(f"<li>{count}× {escape(names.get(kind, kind or 'other'))}</li>"
                    for kind, count in counts.most_common())
 
 
@@ -55,8 +56,11 @@ def item_rows(assignment: Assignment, graded: list[NotebookResult]) -> list[str]
         first = Counter(next((c.kind for c in e.checks if c.status not in ("passed", "manual")), "")
                         for e in results)
         first.pop("", None)
+        pending = sum(c.pending for e in results for c in e.checks)
+        if pending:
+            first["pending"] = pending
         full = sum(e.score >= e.max_score for e in results)
-        rows.append(f'<tr class="exercise"><td colspan="2"><b>{escape(ex.id)}</b> ({ex.points:g} points)</td>'
+        rows.append(f'<tr class="exercise"><td colspan="2"><b>{escape(ex.id)}</b> ({ex.points:g} point{"" if ex.points == 1 else "s"})</td>'
                     f"<td>{full}/{len(results)}</td><td>{_bar(full / len(results) if results else 0.0)}</td>"
                     f"<td><ul>{_kinds(first)}</ul></td></tr>")
         for chk in ex.checks or ():
@@ -89,7 +93,7 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
             + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
             + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
             + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:3%'>"
-              "<col style='width:45%'><col style='width:8%'><col style='width:12%'><col></colgroup>"
+              "<col style='width:44%'><col style='width:9%'><col style='width:12%'><col></colgroup>"
               "<tr><th></th><th>exercise / check</th><th>passed</th><th>pass rate</th>"
               "<th>failures by kind</th></tr>" + "".join(rows) + "</table></section>"
             + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")

@@ -1,0 +1,95 @@
+"""The feedback page and the failure text a student reads: property sentences, staff marks, pending
+points, named arguments and a snippet that rebuilds the exact arguments of the failing call."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from grader.checks.base import format_call, run_check
+from grader.checks.reproduce import SNIPPET_HEADING, snippet
+from grader.registry import get_assignment
+from grader.report.html import render, total_line
+from grader.results import CheckResult, ExerciseResult, NotebookResult, StaffMark
+
+
+def _result() -> NotebookResult:
+    seq2col = get_assignment("sequence_models").exercise("seq2col")
+    windows, shapes = seq2col.checks[1], seq2col.checks[0]
+    checks = (
+        CheckResult(shapes.name, "passed", 0.5, 0.5),
+        CheckResult(windows.name, "failed", 0.0, 1.5, message=f"for seq2col(seq, filter_size): wrong <b>\n"
+                    f"{SNIPPET_HEADING}\nseq = [1, 2]\nseq2col(seq, filter_size)", kind="values",
+                    staff=StaffMark("override", 1.0, reason="the windows are right, y is off by one", by="TA Kim")),
+    )
+    return NotebookResult("sequence_models", "nb.ipynb", "graded", max_score=7.0, exercises=(
+        ExerciseResult("seq2col", checks, 2.0),
+        ExerciseResult("ar_fit_interpretation", (CheckResult("manual_review", "manual", 0, 2.0),), 2.0, manual=True),
+        ExerciseResult("other", (CheckResult("manual_review", "manual", 0, 3.0,
+                                             staff=StaffMark("manual", 2.5, reason="clear")),), 3.0, manual=True),
+    ))
+
+
+def test_page_shows_properties_staff_marks_and_pending_points():
+    result = _result()
+    page = render(result)
+    spec = get_assignment("sequence_models").exercise("seq2col")
+    assert spec.checks[1].property in page and f'<code class="fn">{spec.checks[1].name}</code>' in page
+    assert "auto-graded: 4 of 5 points; 2 points pending manual grading" == total_line(result)
+    assert total_line(result) in page
+    # the override: staff points, reason and what the grader gave; the manual mark: its points
+    assert "Course staff set 1 point (TA Kim); the grader had given 0." in page
+    assert "Reason: the windows are right, y is off by one" in page and "2.5 of 3 points" in page
+    assert 'class="pending badge">pending<' in page and "(2 points)" in page
+    # student text is escaped; the snippet gets a block of its own
+    assert "wrong <b>" not in page and "wrong &lt;b&gt;" in page
+    assert '<pre class="snippet">seq = [1, 2]\nseq2col(seq, filter_size)</pre>' in page
+    assert "<script" not in page
+
+
+def _rebuilt(code: str) -> dict:
+    """Run a snippet (text the grader made, with values it chose) in a fresh namespace, call stubbed."""
+    ns: dict = {}
+    body, call = code.rsplit("\n", 1)
+    exec(body, ns)
+    return ns
+
+
+def test_snippet_rebuilds_the_exact_arguments():
+    rng = np.random.default_rng(3)
+    small32 = torch.from_numpy(rng.standard_normal((2, 3)).astype(np.float32))
+    large = torch.from_numpy(rng.standard_normal((40, 30)))  # above the literal limit: base64 bytes
+    mask = torch.tensor([[True, False], [True, True]])
+    odd = np.array([1.5, np.nan, -np.inf])
+    code = snippet("scaled_dot_product_attention", (small32, large, mask, odd))
+    assert code.splitlines()[-1] == "scaled_dot_product_attention(Q, K, V, mask)"
+    ns = _rebuilt(code)
+    assert ns["Q"].dtype == torch.float32 and torch.equal(ns["Q"], small32)
+    assert ns["K"].dtype == torch.float64 and torch.equal(ns["K"], large) and "base64" in code
+    assert torch.equal(ns["V"], mask)
+    assert ns["mask"].dtype == np.float64 and np.array_equal(ns["mask"], odd, equal_nan=True)
+    assert snippet("merge", ((torch.tensor(0.5), torch.zeros(2)), [1, (2, 3)])) is not None
+    assert snippet("seq2col", (object(), 2)) is None  # nothing it could write down exactly
+
+
+def test_failure_names_each_argument_and_a_passing_check_builds_no_text():
+    built = []
+
+    class Student:
+        def call(self, name, args, **options):
+            raise AssertionError("unused")
+
+    def check_fails(student):
+        x = torch.arange(6.0).reshape(2, 3)
+        from grader.checks.base import CheckFailed
+        raise CheckFailed(f"for {format_call('recurrent_unit', (x, x[:, :1], 2, 'a'))}: wrong")
+
+    def check_passes(student):
+        from grader.checks.base import Lazy
+        Lazy(lambda: built.append(format_call("recurrent_unit", ())))
+
+    failed = run_check("check_fails", check_fails, 1.0, Student())
+    assert failed.message.startswith("for recurrent_unit(x, h_prev, Wrec, Win): wrong")
+    assert "  x = tensor of shape (2, 3), float32:" in failed.message and "  Win = 'a'" in failed.message
+    assert failed.message.endswith("recurrent_unit(x, h_prev, Wrec, Win)")
+    passed = run_check("check_passes", check_passes, 1.0, Student())
+    assert passed.status == "passed" and built == []
