@@ -62,7 +62,7 @@ def _batch(subs, out, threads, **kw):
 @pytest.fixture(scope="module")
 def graded(course, threads, tmp_path_factory):
     out = tmp_path_factory.mktemp("graded") / "out"
-    report = _batch(course, out, threads)
+    report = _batch(course, out, threads, gradescope=True)
     assert report.graded == 3
     return out
 
@@ -180,6 +180,13 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
         assert auto == SEQUENCE_MODELS.exercise("seq2col").points and manual_score == float(rows["ada"]["seq2col"])
         assert total == pytest.approx(float(rows["ada"]["total"]))
         assert _grade(out, "bob", QUESTION)[1:3] == (None, True)
+        gs = json.loads((out / "gradescope" / "ada" / "results.json").read_text())
+        tests = {t["name"]: t for t in gs["tests"]}
+        assert gs["score"] == float(rows["ada"]["total"])
+        assert tests[f"{QUESTION}: manual_review"]["score"] == 2 and "clear and complete" in tests[f"{QUESTION}: manual_review"]["output"]
+        assert tests[f"seq2col: {SEQ2COL_CHECK.name}"]["score"] == 0
+        assert "overridden by course staff: copied from a classmate" in tests[f"seq2col: {SEQ2COL_CHECK.name}"]["output"]
+        assert f"{QUESTION}: manual_review" not in {t["name"] for t in json.loads((out / "gradescope" / "bob" / "results.json").read_text())["tests"]}
 
     assert_kept(out)
     # cy changes seq2col (now wrong, so the grader's own points under cy's override change): regraded
@@ -187,7 +194,7 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
     subs = tmp_path / "subs"
     shutil.copytree(course, subs)
     shutil.copy(tmp_path / "cy.ipynb", subs / "cy.ipynb")
-    report = _batch(subs, out, threads)
+    report = _batch(subs, out, threads, gradescope=True)
     assert report.graded == 1 and report.reused == 2
     assert_kept(out)
     drift = [n for n in report.notes if n.startswith(f"cy seq2col.{WINDOWS}")]
