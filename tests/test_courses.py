@@ -63,6 +63,27 @@ def test_notebook_cells_match_the_registry(assignment):
     assert f"{spec.max_score:g} points" in intro, "the introduction states the total"
 
 
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_each_section_heading_gives_the_points_of_its_exercises(assignment):
+    """Every numbered section's heading states its points (e.g. "(6 points, and 2 for the question)"),
+    and they add up to the points the registry gives the exercises defined in that section."""
+    spec, nb = ASSIGNMENTS[assignment], _source(assignment)
+    points = {e.id: e.points for e in spec.exercises}
+    sections: list[tuple[str, float]] = []  # (heading, points of the exercises under it)
+    for cell in nb.cells:
+        heading = next((line for line in cell.source.splitlines() if re.match(r"## \d+\.", line)), None)
+        if cell.cell_type == "markdown" and heading:
+            sections.append((heading, 0.0))
+        if _grade_id(cell) in points and sections:
+            sections[-1] = (sections[-1][0], sections[-1][1] + points.pop(_grade_id(cell)))
+    assert not points, f"exercises before the first section: {sorted(points)}"
+    assert sections
+    for heading, total in sections:
+        stated = re.search(r"\(([^()]*\bpoints?\b[^()]*)\)\s*$", heading)
+        assert stated, f"{heading!r} does not give its points"
+        assert sum(float(x) for x in re.findall(r"\d+(?:\.\d+)?", stated.group(1))) == total, (heading, total)
+
+
 @pytest.mark.parametrize("assignment", COURSES)
 def test_release_contains_no_solution_or_hidden_test(assignment, releases):
     student, _ = releases[assignment]
