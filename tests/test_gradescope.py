@@ -117,6 +117,7 @@ def test_run_autograder_scores_like_seqgrade_grade(autograder_zip, notebooks, ex
     name = "my submission.ipynb" if kind != "junk" else "sequence_models.ipynb"  # any file name is found
     data, proc = _run(autograder_zip, tmp_path / "autograder", {name: notebooks[kind].read_bytes()})
     _assert_shape(data)
+    assert isinstance(data["execution_time"], int) and data["visibility"] == "visible"
     result = expected[kind]
     assert data["score"] == result.score, (kind, data["output"], proc.stdout[-2000:])
     assignment = get_assignment(ASSIGNMENT)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SandboxUnavailable, SeqgradeError, UsageError
+from ..errors import OutputNotWritable, SandboxUnavailable, SeqgradeError, UsageError
 from ..fsutil import write_atomic
 from ..version import __version__
 from .config import CONFIG_NAME, AutograderConfig
@@ -85,6 +86,7 @@ def _grade(root: Path, config: AutograderConfig, extra: dict) -> tuple[dict, flo
     assignment = get_assignment(config.assignment)
     level, why = pick_isolation(os.environ.get(ISOLATION_ENV) or None)
     extra.update(isolation=level, isolation_reason=why, notebook=str(notebook.relative_to(root / "submission")))
+    (root / "results").mkdir(parents=True, exist_ok=True)  # hidden from the student's process, so it must exist
     with Grader(Limits(isolation=level), hide=[str(root / "results"), str(root / "submission")]) as grader:
         result = grader.grade(notebook, assignment.id, display_name=notebook.name)
     extra.update(status=result.status)
@@ -96,7 +98,7 @@ def run_in_container(root: Path | None = None) -> ContainerRun:
     """Grade ``root/submission`` with the zip's configuration and write ``root/results/results.json``."""
     root = Path(root) if root is not None else default_root()
     out = root / "results" / "results.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
     extra: dict = {"seqgrade_version": __version__}
     visibility, detail, graded, score, max_score, level = "visible", "", False, 0.0, 0.0, ""
     try:
@@ -112,6 +114,10 @@ def run_in_container(root: Path | None = None) -> ContainerRun:
         data = results_for_failure(
             f"Not graded: the autograder itself failed ({type(exc).__name__}: {exc}). This is not a problem "
             f"with your notebook; please tell course staff.", visibility=visibility, extra=extra)
-    write_atomic(out, json.dumps(data, indent=2, allow_nan=False) + "\n")
+    data["execution_time"] = round(time.monotonic() - started)  # seconds, as Gradescope's spec has it
+    try:
+        write_atomic(out, json.dumps(data, indent=2, allow_nan=False) + "\n")
+    except OSError as exc:  # run_autograder then tries to write its own, simpler one
+        raise OutputNotWritable(out, exc.strerror or str(exc)) from None
     return ContainerRun(results_path=str(out), graded=graded, score=score, max_score=max_score, isolation=level,
                         summary=data["output"], detail=detail)

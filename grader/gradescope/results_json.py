@@ -2,8 +2,8 @@
 
 Fields follow https://gradescope-autograders.readthedocs.io/en/latest/specs/ ("Output format"): a top-level
 ``score``, ``output`` and ``visibility``, and ``tests``, each with ``name``, ``number``, ``score``,
-``max_score``, ``status`` ("passed" or "failed") and ``output``. Gradescope sums nothing itself when a
-top-level score is given, so ``score`` is the notebook's own total.
+``max_score``, ``status`` ("passed" or "failed") and ``output``. A top-level score, when given, is the
+submission's score (Gradescope would otherwise add up the tests'); here it is the notebook's own total.
 """
 from __future__ import annotations
 
