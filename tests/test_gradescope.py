@@ -18,9 +18,9 @@ import nbformat
 import pytest
 
 from grader.cli import main
+from grader.errors import UsageError
 from grader.gradescope.autograder_zip import build_autograder
 from grader.gradescope.config import AutograderConfig
-from grader.errors import UsageError
 from grader.gradescope.container import NoSubmission, find_notebook, pick_isolation
 from grader.grading import Grader
 from grader.registry import get_assignment
