@@ -253,3 +253,5 @@ def test_cli_builds_the_zip_and_rejects_bad_input(tmp_path, capsys):
     assert "unknown assignment 'no_such_assignment'" in capsys.readouterr().err
     assert not (tmp_path / "x.zip").exists()
     assert main(["gradescope-autograder", ASSIGNMENT, "--visibility", "sometimes"]) == 2
+    assert main(["gradescope-autograder", ASSIGNMENT, "--out", "/proc/no/such/ag.zip"]) == 2
+    assert "cannot write to /proc/no/such/ag.zip" in capsys.readouterr().err
