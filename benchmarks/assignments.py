@@ -24,11 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,38 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe  # noqa: E402
+from measure import cpu_seconds  # noqa: E402
 sys.path.insert(0, str(ROOT))
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def cpu_seconds(command: list[str]) -> float:
-    """CPU seconds of ``command`` and every process it starts. Where this runs as root with cgroup v1, the
-    command runs in a cpuacct cgroup of its own (worker pools and sandbox zygotes that are never waited
-    for are counted too); elsewhere from rusage, which misses processes nobody waited for."""
-    group = Path(f"/sys/fs/cgroup/cpuacct/seqgrade-bench-{os.getpid()}")
-    try:
-        group.mkdir(exist_ok=True)
-    except OSError:
-        before = _children_cpu()
-        subprocess.run(command, check=True, capture_output=True)
-        return _children_cpu() - before
-    try:
-        procs = str(group / "cgroup.procs")
-        subprocess.run(command, check=True, capture_output=True,
-                       preexec_fn=lambda: Path(procs).write_text(str(os.getpid())))
-        time.sleep(0.2)  # processes killed on exit are accounted when they are gone
-        return int((group / "cpuacct.usage").read_text()) / 1e9
-    finally:
-        for _ in range(50):
-            try:
-                group.rmdir()
-                break
-            except OSError:
-                time.sleep(0.1)
 
 
 def main(argv=None) -> int:

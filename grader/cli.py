@@ -16,13 +16,30 @@ from .sandbox.limits import ISOLATION_LEVELS, Limits
 EXIT_OK, EXIT_USAGE, EXIT_SANDBOX = 0, 2, 3
 
 
+# Each limit option as the user types it; checked here, before anything slow is imported.
+_POSITIVE_OPTIONS = (("timeout", "--timeout"), ("call_cpu", "--call-cpu"), ("call_timeout", "--call-timeout"),
+                     ("memory_mb", "--memory-mb"))
+
+
 def _limits(args) -> Limits:
+    for attr, option in _POSITIVE_OPTIONS:
+        value = getattr(args, attr)
+        if value is not None and not value > 0:
+            raise UsageError(f"{option} must be positive; got {value:g}")
     try:
         limits = Limits(isolation=args.isolation, memory_mb=args.memory_mb, call_timeout_s=args.call_timeout,
                         call_cpu_s=args.call_cpu)
         return limits.with_timeout(args.timeout)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _check_assignment(name: str | None) -> None:
+    """An unknown assignment id is a usage error, found without importing the checks (and torch)."""
+    from .assignments import assignment_ids
+
+    if name is not None and name not in assignment_ids():
+        raise UsageError(f"unknown assignment {name!r}; the course has {', '.join(assignment_ids())}")
 
 
 def _add_limit_options(p: argparse.ArgumentParser) -> None:
@@ -34,14 +51,29 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
                         f"(default {d.call_cpu_s:g})")
     p.add_argument("--call-timeout", type=float, default=d.call_timeout_s, metavar="SECONDS",
                    help=f"wall-clock backstop of one call, for code that sleeps (default {d.call_timeout_s:g})")
-    p.add_argument("--memory-mb", type=int, default=d.memory_mb, help=f"address-space limit per student process (default {d.memory_mb})")
+    p.add_argument("--memory-mb", type=int, default=d.memory_mb, metavar="MB",
+                   help=f"address-space limit per student process, in MiB (default {d.memory_mb})")
     p.add_argument("--isolation", choices=ISOLATION_LEVELS, default="namespaces",
                    help="'rlimits' drops the filesystem and network jail: only for machines without namespaces")
 
 
 def cmd_grade(args, console: Console) -> int:
+    # Everything a user can get wrong is checked before the sandbox starts and torch is imported.
+    _limits(args)
+    _check_assignment(args.assignment)
+    path = Path(args.notebook)
+    if path.is_dir():
+        raise UsageError(f"{path} is a folder; `seqgrade grade` grades one notebook. "
+                         f"To grade a folder of submissions: seqgrade batch {path} --assignment ID --out OUTDIR")
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    if args.feedback:
+        try:
+            Path(args.feedback).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputNotWritable(args.feedback, exc.strerror or str(exc)) from None
     launched = None
-    if args.backend == "sandbox" and Path(args.notebook).is_file():
+    if args.backend == "sandbox":
         from .sandbox.launch import launch_zygote
         launched = launch_zygote()  # starts importing torch over there while we import it here
     try:
@@ -60,16 +92,6 @@ def _grade(args, console: Console, launched) -> int:
 
     limits = _limits(args)
     path = Path(args.notebook)
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
-    if args.assignment:
-        from .registry import get_assignment
-        get_assignment(args.assignment)
-    if args.feedback:
-        try:
-            Path(args.feedback).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputNotWritable(args.feedback, exc.strerror or str(exc)) from None
     with Grader(limits, backend=args.backend, launched=launched) as grader:
         result = grader.grade(path, args.assignment)
     if args.feedback:
@@ -118,6 +140,7 @@ def cmd_batch(args, console: Console) -> int:
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1; got {args.workers}")
     limits = _limits(args)
+    _check_assignment(args.assignment)
     found = discover(args.submissions, args.assignment)  # fail fast, before anything slow is imported
     total, layout = len(found.jobs), found.layout
     found.cleanup()
@@ -148,6 +171,25 @@ def cmd_demo(args, console: Console) -> int:
 
     run_demo(Path(args.out), console)
     return EXIT_OK
+
+
+def cmd_gradescope_autograder(args, console: Console) -> int:
+    from .gradescope.autograder_zip import build_autograder
+
+    out = build_autograder(args.assignment, args.out, visibility=args.visibility)
+    console.print(f"wrote the Gradescope autograder for {args.assignment} to {out}", markup=False, highlight=False)
+    return EXIT_OK
+
+
+def cmd_gradescope_run(args, console: Console) -> int:
+    from .gradescope.container import run_in_container
+
+    run = run_in_container(Path(args.root) if args.root else None)
+    lines = [f"results: {run.results_path}", f"isolation: {run.isolation or 'none (not graded)'}", run.summary]
+    if run.detail:
+        lines.append(run.detail)  # the autograder log is for course staff; students see results.json only
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    return 1 if run.detail else EXIT_OK  # 1: a fault of the grader itself (results.json says so)
 
 
 def _print_notes(console: Console, notes) -> None:
@@ -229,30 +271,14 @@ def cmd_export_grades(args, console: Console) -> int:
     return EXIT_OK
 
 
-def cmd_gradescope_autograder(args, console: Console) -> int:
-    from .gradescope.autograder_zip import build_autograder
-
-    out = build_autograder(args.assignment, args.out, visibility=args.visibility)
-    console.print(f"wrote the Gradescope autograder for {args.assignment} to {out}", markup=False, highlight=False)
-    return EXIT_OK
-
-
-def cmd_gradescope_run(args, console: Console) -> int:
-    from .gradescope.container import run_in_container
-
-    run = run_in_container(Path(args.root) if args.root else None)
-    lines = [f"results: {run.results_path}", f"isolation: {run.isolation or 'none (not graded)'}", run.summary]
-    if run.detail:
-        lines.append(run.detail)  # the autograder log is for course staff; students see results.json only
-    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
-    return 1 if run.detail else EXIT_OK  # 1: a fault of the grader itself (results.json says so)
-
-
 def build_parser() -> argparse.ArgumentParser:
+    from .version import __version__
+
     parser = argparse.ArgumentParser(prog="seqgrade", description="Sandboxed, property-based grading of sequence-model notebooks.")
+    parser.add_argument("--version", action="version", version=f"seqgrade {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("grade", help="grade one notebook")
-    p.add_argument("notebook")
+    p.add_argument("notebook", metavar="NOTEBOOK.ipynb", help="the submitted notebook (a folder of them: use `seqgrade batch`)")
     p.add_argument("--assignment", help="assignment id (default: from the notebook's metadata or file name)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--feedback", metavar="OUT.html", help="write a self-contained HTML feedback page")
@@ -262,15 +288,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list assignments, exercises, checks and points")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("release", help="write the student (or solution) version of an assignment")
-    p.add_argument("assignment")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment id (see `seqgrade list`)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write the notebook and its files into")
     p.add_argument("--solutions", action="store_true", help="keep the solutions (hidden tests are still removed)")
     p.set_defaults(func=cmd_release)
     p = sub.add_parser("batch", help="grade a folder, nbgrader tree or LMS export of notebooks")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="a folder, an nbgrader submitted/ tree, or a Canvas/Gradescope .zip")
-    p.add_argument("--assignment", required=True)
-    p.add_argument("--out", required=True, metavar="OUTDIR")
-    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: one per core)")
+    p.add_argument("--assignment", required=True, metavar="ID", help="assignment id (see `seqgrade list`)")
+    p.add_argument("--out", required=True, metavar="OUTDIR",
+                   help="where grades.csv, summary.html, results/, feedback/ and the gradebook go (a rerun reuses it)")
+    p.add_argument("--workers", type=int, default=None, metavar="N", help="parallel workers (default: one per core)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--db", metavar="URL", help="gradebook database URL (default: sqlite file OUTDIR/gradebook.db)")
     p.add_argument("--gradescope", action="store_true", help="also write OUTDIR/gradescope/<student>/results.json")
@@ -278,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_limit_options(p)
     p.set_defaults(func=cmd_batch)
     p = sub.add_parser("demo", help="release, make sample submissions, grade them all, and show the reports")
-    p.add_argument("--out", default="demo-out", metavar="DIR")
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="where the demo writes everything (default demo-out)")
     p.set_defaults(func=cmd_demo)
     p = sub.add_parser("manual", help="manual grading: export free-text answers, import the TA's scores")
     p.add_argument("action", choices=("export", "import"), help="export: one HTML page and one CSV per question; "
@@ -342,5 +369,24 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def run() -> None:
+    """The ``seqgrade`` program: ``main`` on the command line's arguments, then a quick exit.
+
+    Once the outputs are written and flushed and the exit handlers have run (the sandbox is closed, temporary
+    folders removed), the process ends without tearing down torch's modules one by one, which costs
+    about 0.7 s of CPU and does nothing a finished command needs."""
+    import atexit
+    import os
+
+    code = main()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

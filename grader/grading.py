@@ -1,6 +1,7 @@
 """Grade one notebook end to end: read it, run it in a backend, run every check, build the result."""
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -57,6 +58,9 @@ class Grader:
                  launched=None, rootless: bool = False):
         if backend not in ("sandbox", "inprocess"):
             raise UsageError(f"unknown backend {backend!r}")
+        # The modules imported by now (torch, the checks) live as long as the process: keep the collector
+        # from walking them during grading, and the interpreter from freeing them one by one at exit.
+        gc.freeze()
         self.limits, self.backend = limits, backend
         self._zygote = None
         self._slot, self._hide = slot, tuple(hide)

@@ -83,7 +83,8 @@ def read_notebook(path: str | Path) -> tuple[dict, list[str]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidNotebook(f"the file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+        what = exc.msg.removesuffix(" at").removesuffix(":")  # "Unterminated string starting at" reads badly before "line"
+        raise InvalidNotebook(f"the file is not valid JSON ({what}; line {exc.lineno}, column {exc.colno}); "
                               f"it may be truncated or edited by hand") from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
         raise InvalidNotebook("the file is JSON but not a Jupyter notebook (no 'cells')")

@@ -21,6 +21,9 @@ def _collect() -> dict[str, Assignment]:
     for info in pkgutil.iter_modules(_package.__path__):
         assignment = getattr(importlib.import_module(f"{_package.__name__}.{info.name}"), "ASSIGNMENT", None)
         if isinstance(assignment, Assignment):
+            if assignment.id != info.name:  # assignment_ids() lists the modules' names without importing them
+                raise ValueError(f"grader/assignments/{info.name}.py declares assignment {assignment.id!r}; "
+                                 f"name the module after its assignment")
             found[assignment.id] = assignment
     rank = {name: i for i, name in enumerate(COURSE_ORDER)}
     return {k: found[k] for k in sorted(found, key=lambda k: (rank.get(k, len(rank)), k))}

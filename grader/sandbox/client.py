@@ -267,10 +267,11 @@ class Session:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
         cpu = [None]  # the sandbox's CPU time when the call began to take a while (see _wait_readable)
+        budget = self.limits.large_call_cpu_s if watch is not None else self.limits.call_cpu_s
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
-                self._wait_readable(deadline, self.limits.call_cpu_s, cpu, watch)
+                self._wait_readable(deadline, budget, cpu, watch)
                 message, reply_values = framing.recv(self.sock, deadline)
                 if message.get("op") != "helper":
                     return message, reply_values
@@ -282,7 +283,7 @@ class Session:
             if time.monotonic() >= self.deadline:
                 raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s") from None
             # The same words whichever limit stopped it, so the feedback does not depend on the machine's load.
-            raise StudentTimeout(f"{name} did not return: it was stopped after {self.limits.call_cpu_s:g} s of CPU "
+            raise StudentTimeout(f"{name} did not return: it was stopped after {budget:g} s of CPU "
                                  f"time (or {self.limits.call_timeout_s:g} s of waiting)") from None
         except (framing.Closed, ProtocolError, OSError) as exc:
             detail = self._exit_detail() if not isinstance(exc, ProtocolError) else "it sent a malformed reply"
@@ -310,7 +311,9 @@ class Session:
                     since[0] = used
                 elif used - since[0] > budget:
                     raise framing.TimedOut()
-            step = min(step * 2, 0.05 if watch is None else 0.01)  # a memory watch samples more often
+            # A memory watch samples often; otherwise the poll stays well below the budget, so a hung call
+            # is stopped close to its budget rather than up to one long poll later.
+            step = min(step * 2, 0.01 if watch is not None else min(0.05, budget / 5))
 
     def defines(self, name: str) -> bool:
         if name not in self._defines:

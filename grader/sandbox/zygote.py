@@ -7,6 +7,7 @@ multi-threaded OpenMP op hangs on its next parallel op).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -41,6 +42,9 @@ def _warm_up() -> None:
     # with encodings.cp437). Without a mount namespace the student's uid may be unable to read Python's
     # own files, so nothing the child runs may need the disk.
     decode_frame(encode_message({"op": "warm"}, {"a": np.zeros((2, 2)), "t": torch.ones(2, dtype=torch.bfloat16)}))
+    # Everything imported so far lives as long as the zygote: the collector need not walk it again in
+    # any jail, and forked jails keep sharing those pages (a collection would write to each object).
+    gc.freeze()
 
 
 def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -> None:

@@ -67,7 +67,7 @@ ABLATIONS = (
              layers=("RLIMIT_NPROC", "pids cgroup")),
     Ablation("call_timeout", "a CPU-time limit and a wall-clock backstop on each call of a student function",
              (Edit("grader/sandbox/client.py", "self._remaining(self.limits.call_timeout_s)", 'self._remaining(float("inf"))'),
-              Edit("grader/sandbox/client.py", "self._wait_readable(deadline, self.limits.call_cpu_s, cpu, watch)",
+              Edit("grader/sandbox/client.py", "self._wait_readable(deadline, budget, cpu, watch)",
                    'self._wait_readable(deadline, float("inf"), cpu, watch)')),
              layers=("CPU budget", "wall-clock backstop")),
     Ablation("cell_timeout", "a CPU-time limit and a wall-clock backstop on each notebook cell",
