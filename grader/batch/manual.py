@@ -75,6 +75,12 @@ def answers_page(assignment: Assignment, question: str, max_points: float, recor
             "<code>seqgrade manual import</code>.</p>" + "".join(parts) + "</body></html>\n")
 
 
+def spreadsheet_safe(text: str) -> str:
+    """Student text a spreadsheet would run as a formula (``=HYPERLINK(...)``) gets a leading quote, so
+    it shows as text when the TA opens the CSV."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def answers_csv(question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
     """One row per student; points and comment are empty unless a score is already stored."""
     buf = io.StringIO()
@@ -82,7 +88,7 @@ def answers_csv(question: str, max_points: float, record: BatchRecord, marks: di
     writer.writerow(EXPORT_COLUMNS)
     for student, who in sorted(record.students.items()):
         mark = marks.get(Target(student, question, CHECK))
-        writer.writerow([student, who.notebook, question, who.answers.get(question, ""), f"{max_points:g}",
+        writer.writerow([student, spreadsheet_safe(who.notebook), question, spreadsheet_safe(who.answers.get(question, "")), f"{max_points:g}",
                          f"{mark.points:g}" if mark else "", mark.reason if mark else ""])
     return buf.getvalue()
 

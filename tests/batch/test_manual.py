@@ -286,3 +286,14 @@ def test_lms_import_files(out, capsys):
     assert main(["export-grades", str(out), "--lms", "gradescope"]) == 0
     with open(out / "gradescope-grades.csv", newline="") as f:
         assert next(csv.reader(f)) == ["Name", "SID", "Email", "sequence_models"]
+
+
+def test_answers_a_spreadsheet_would_run_are_quoted():
+    from grader.batch.manual import answers_csv
+    from grader.batch.record import BatchRecord, StudentRecord
+
+    record = BatchRecord("sequence_models", "folder", "", students={
+        "ada": StudentRecord("ada.ipynb", answers={QUESTION: '=HYPERLINK("http://x", "click")'}),
+        "bob": StudentRecord("bob.ipynb", answers={QUESTION: "x = 1 is fine"})})
+    rows = list(csv.DictReader(answers_csv(QUESTION, 2.0, record, {}).splitlines()))
+    assert [r["answer"] for r in rows] == ['\'=HYPERLINK("http://x", "click")', "x = 1 is fine"]
