@@ -1,0 +1,71 @@
+"""The command line explains itself: --version, help for every argument, and usage errors that name the
+option as typed and come before anything slow (torch, the checks) is imported."""
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+from grader.cli import build_parser, main
+from grader.errors import InvalidNotebook
+from grader.notebook import read_notebook
+from grader.version import __version__
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"seqgrade {__version__}"
+
+
+def test_every_argument_of_every_command_is_described():
+    parser = build_parser()
+    undescribed = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                undescribed += [f"{name} {a.dest}" for a in sub._actions
+                                if not a.help and not isinstance(a, argparse._HelpAction)]
+    assert undescribed == []
+
+
+def _run_cli(args: list[str]) -> tuple[int, str, bool]:
+    """Exit code, stderr, and whether torch had been imported when the command returned."""
+    code = ("import sys; from grader.cli import main; rc = main(sys.argv[1:]); "
+            "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(rc)")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stderr, "NO-TORCH" not in proc.stdout
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["grade", "x.ipynb", "--timeout", "-1"], "--timeout must be positive; got -1"),
+    (["grade", "x.ipynb", "--call-cpu", "0"], "--call-cpu must be positive; got 0"),
+    (["grade", "x.ipynb", "--memory-mb", "0"], "--memory-mb must be positive; got 0"),
+    (["grade", "x.ipynb", "--assignment", "nope"], "unknown assignment 'nope'"),
+    (["grade", "no-such-file.ipynb"], "no such file: no-such-file.ipynb"),
+    (["batch", ".", "--assignment", "nope", "--out", "out"], "unknown assignment 'nope'"),
+    (["batch", ".", "--assignment", "sequence_models", "--out", "out", "--call-timeout", "-2"],
+     "--call-timeout must be positive"),
+], ids=["timeout", "call-cpu", "memory", "assignment", "missing", "batch-assignment", "batch-call-timeout"])
+def test_usage_errors_name_the_option_and_come_before_torch(args, expected, tmp_path):
+    rc, err, imported_torch = _run_cli(args)
+    assert rc == 2
+    assert err.count("\n") == 1 and expected in err, err
+    assert not imported_torch
+
+
+def test_grade_given_a_folder_points_to_batch(tmp_path):
+    rc, err, imported_torch = _run_cli(["grade", str(tmp_path)])
+    assert rc == 2 and "is a folder" in err and f"seqgrade batch {tmp_path}" in err
+    assert not imported_torch
+
+
+def test_invalid_json_message_reads_cleanly(tmp_path):
+    path = tmp_path / "broken.ipynb"
+    path.write_text('{"cells": [{"source": "unterminated')
+    with pytest.raises(InvalidNotebook) as info:
+        read_notebook(path)
+    message = str(info.value)
+    assert "at at" not in message and "starting at;" not in message
+    assert "Unterminated string starting" in message and "line 1, column" in message
+    json.dumps(message)  # a plain string for the result file
