@@ -238,6 +238,7 @@ def test_find_notebook_skips_checkpoints(tmp_path):
     (tmp_path / ".ipynb_checkpoints").mkdir()
     (tmp_path / ".ipynb_checkpoints" / "hw-checkpoint.ipynb").write_text("{}")
     (tmp_path / "hw.ipynb").write_text("{}")
+    (tmp_path / "link.ipynb").symlink_to("/etc/passwd")  # a link is never read as the notebook
     assert find_notebook(tmp_path) == tmp_path / "hw.ipynb"
     (tmp_path / "hw.ipynb").unlink()
     with pytest.raises(NoSubmission, match="no Jupyter notebook"):

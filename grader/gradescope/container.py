@@ -43,10 +43,12 @@ def default_root() -> Path:
 
 
 def find_notebook(folder: Path) -> Path:
-    """The one .ipynb under ``folder`` (any name, any depth; editor checkpoints and macOS zip debris skipped)."""
+    """The one .ipynb under ``folder`` (any name, any depth; editor checkpoints and macOS zip debris skipped).
+    Symbolic links are never followed: one could point the grader, which runs as root, at another file."""
     if not folder.is_dir():
         raise NoSubmission(f"no submission folder was found ({folder}); please submit your notebook again.")
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not SKIPPED_PARTS & set(p.relative_to(folder).parts))
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
+                   and not SKIPPED_PARTS & set(p.relative_to(folder).parts))
     notebooks = [p for p in files if p.suffix.lower() == ".ipynb"]
     if len(notebooks) == 1:
         return notebooks[0]
