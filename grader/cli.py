@@ -174,6 +174,7 @@ def cmd_demo(args, console: Console) -> int:
 
 
 def cmd_gradescope_autograder(args, console: Console) -> int:
+    _check_assignment(args.assignment)  # before the import below, which loads the checks and torch
     from .gradescope.autograder_zip import build_autograder
 
     out = build_autograder(args.assignment, args.out, visibility=args.visibility)

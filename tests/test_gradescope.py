@@ -250,7 +250,11 @@ def test_cli_builds_the_zip_and_rejects_bad_input(tmp_path, capsys):
     assert main(["gradescope-autograder", ASSIGNMENT, "--out", str(out), "--visibility", "after_published"]) == 0
     with zipfile.ZipFile(out) as zf:
         assert AutograderConfig.from_json(zf.read("seqgrade.json").decode()).visibility == "after_published"
+    started = sys.modules.pop("grader.gradescope.autograder_zip", None)
     assert main(["gradescope-autograder", "no_such_assignment", "--out", str(tmp_path / "x.zip")]) == 2
+    assert "grader.gradescope.autograder_zip" not in sys.modules  # refused before the slow imports
+    if started is not None:
+        sys.modules["grader.gradescope.autograder_zip"] = started
     assert "unknown assignment 'no_such_assignment'" in capsys.readouterr().err
     assert not (tmp_path / "x.zip").exists()
     assert main(["gradescope-autograder", ASSIGNMENT, "--visibility", "sometimes"]) == 2
