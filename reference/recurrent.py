@@ -29,14 +29,19 @@ def recurrent_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Wi
 
 
 def ar_as_recurrent(w) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Write the AR model ``y(t) = sum_tau w[tau] x(t - tau)`` as a linear recurrent unit.
+    """Write the AR model ``y(t) = sum_k w[k] x(t - s + 1 + k)`` as a linear recurrent unit.
+
+    ``w`` is in :func:`ar_fit`'s order, oldest input first (``w[s-1]`` weighs the newest input), so
+    ``ar_as_recurrent(ar_fit(seq, s)[:-1])`` is the fitted model: after reading ``x(t)`` the unit's
+    output is that model's prediction of ``x(t+1)``, less its bias.
 
     The hidden state is a shift register holding the last ``s`` inputs, newest first:
     ``h(t) = (x(t), x(t-1), ..., x(t-s+1))``. Each step shifts it down by one (``Wrec`` has ones on
-    the sub-diagonal) and writes the new input at the top (``win = e_0``); the readout ``wout = w``
-    then forms the AR sum. Returns ``(Wrec (s, s), win (s,), wout (s,))`` as float64 tensors.
+    the sub-diagonal) and writes the new input at the top (``win = e_0``); the readout ``wout`` is
+    ``w`` reversed, newest first like the register. Returns ``(Wrec (s, s), win (s,), wout (s,))`` as
+    float64 tensors.
     """
-    wout = torch.as_tensor(w, dtype=torch.float64).flatten().clone()  # (s,)
+    wout = torch.as_tensor(w, dtype=torch.float64).flatten().flip(0)  # (s,) newest first
     s = wout.shape[0]
     if s < 1:
         raise ValueError("w must hold at least one AR coefficient; got an empty w")

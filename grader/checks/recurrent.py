@@ -121,7 +121,7 @@ def check_ar_as_recurrent_shapes(student):
 
 
 def check_ar_as_recurrent_reproduces_ar_model(student):
-    """The linear unit h(t) = Wrec h(t-1) + win x(t), y(t) = wout . h(t) reproduces y(t) = sum_tau w[tau] x(t - tau)."""
+    """The linear unit h(t) = Wrec h(t-1) + win x(t), y(t) = wout . h(t) reproduces y(t) = w[0] x(t-s+1) + ... + w[s-1] x(t), w oldest first as ar_fit gives it."""
 
     def prop(case):
         w, x = case
@@ -132,9 +132,12 @@ def check_ar_as_recurrent_reproduces_ar_model(student):
         for value in x:
             h = Wrec @ h + win * value
             got.append(float(wout @ h))
-        want = np.convolve(x, w)[: len(x)]  # y(t) = sum_tau w[tau] x(t - tau)
+        want = np.convolve(x, w[::-1])[: len(x)]  # y(t) = sum_k w[k] x(t - s + 1 + k): w[-1] on the newest input
+        reversed_order = ((lambda: np.convolve(x, w)[: len(x)],
+                           "w is oldest first, in ar_fit's order: w[-1] weighs the newest input x(t) and w[0] the "
+                           "input s - 1 steps back, so a register that holds the newest input first reads out w reversed."),)
         fail_if(compare_arrays(np.array(got), want, name=f"the unit's outputs for inputs x = {describe(x)}",
-                               rtol=1e-6, atol=1e-9), context)
+                               rtol=1e-6, atol=1e-9), context, hint=diagnose(np.array(got), reversed_order))
 
     inputs = st.tuples(strategies.ar_coefficients(), st.lists(st.sampled_from([1.0, 0.0, -2.0, 3.0]), min_size=1, max_size=8)
                        .map(lambda v: np.array(v)))

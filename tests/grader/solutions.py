@@ -32,7 +32,7 @@ def ar_as_recurrent(w):
         Wrec[i, i - 1] = 1.0
     win = torch.zeros(s, dtype=torch.float64)
     win[0] = 1.0
-    return Wrec, win, w.clone()
+    return Wrec, win, w.flip(0)
 
 def forward(seqs, Wrec, Win, Wout):
     B, T, _ = seqs.shape

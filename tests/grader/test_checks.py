@@ -79,7 +79,7 @@ def ar_as_recurrent(w):
     Wrec = torch.diag(torch.ones(s - 1, dtype=torch.float64), diagonal=1)  # shifts the wrong way
     win = torch.zeros(s, dtype=torch.float64)
     win[0] = 1.0
-    return Wrec, win, w
+    return Wrec, win, w.flip(0)
 """, ["outputs"]),
     "check_forward_composes_recurrent_unit": ("""
 def forward(seqs, Wrec, Win, Wout):

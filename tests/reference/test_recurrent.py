@@ -116,8 +116,24 @@ def test_ar_as_recurrent_reproduces_the_ar_model(w, x):
     for value in x:
         h = Wrec @ h + win * value
         outputs.append(float(wout @ h))
-    want = np.convolve(x, w)[: len(x)]  # y(t) = sum_tau w[tau] x(t - tau), x = 0 before the start
+    # y(t) = sum_k w[k] x(t - s + 1 + k), w oldest first, x = 0 before the start
+    want = [sum(w[k] * x[t - len(w) + 1 + k] for k in range(len(w)) if t - len(w) + 1 + k >= 0) for t in range(len(x))]
     np.testing.assert_allclose(outputs, want, rtol=1e-9, atol=1e-9)
+
+
+def test_ar_fit_weights_feed_ar_as_recurrent():
+    """ar_fit's weights (less the bias) are ar_as_recurrent's: after x(t) the unit predicts x(t+1) - b."""
+    from reference import ar_fit
+
+    seq = np.array([0.3, -1.2, 2.0, 0.7, -0.4, 1.1, 0.9, -2.2, 0.5, 1.6])
+    s = 3
+    w = ar_fit(seq, s)
+    Wrec, win, wout = ar_as_recurrent(w[:-1])
+    h = torch.zeros(s, dtype=torch.float64)
+    for t, value in enumerate(seq[:-1]):
+        h = Wrec @ h + win * value
+        if t >= s - 1:  # a whole window seq[t-s+1 .. t] has been read
+            np.testing.assert_allclose(float(wout @ h) + w[-1], seq[t - s + 1:t + 1] @ w[:-1] + w[-1], rtol=1e-12)
 
 
 def test_ar_as_recurrent_rejects_an_empty_model():

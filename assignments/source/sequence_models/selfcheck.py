@@ -146,10 +146,11 @@ def check_ar_as_recurrent(ar_as_recurrent) -> bool:
         for t, value in enumerate(x):
             h = Wrec @ h + win.flatten() * value
             got = float(wout.flatten() @ h)
-            want = sum(w[tau] * x[t - tau] for tau in range(len(w)) if t - tau >= 0)
+            # w is oldest first, as ar_fit returns it: w[-1] weighs the newest input x[t]
+            want = sum(w[-1 - tau] * x[t - tau] for tau in range(len(w)) if t - tau >= 0)
             _require(math.isclose(got, want, abs_tol=1e-9), f"w = {w}, x = {x}: y({t + 1}) = {got}, expected {want}")
 
-    return _run("ar_as_recurrent: the linear unit reproduces the AR model", reproduces)
+    return _run("ar_as_recurrent: the linear unit reproduces the AR model (w oldest first, as ar_fit gives it)", reproduces)
 
 
 def check_forward(forward, recurrent_unit) -> bool:
