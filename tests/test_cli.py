@@ -69,3 +69,22 @@ def test_invalid_json_message_reads_cleanly(tmp_path):
     assert "at at" not in message and "starting at;" not in message
     assert "Unterminated string starting" in message and "line 1, column" in message
     json.dumps(message)  # a plain string for the result file
+
+
+def test_terminal_tables_keep_brackets_and_cut_at_words():
+    from rich.console import Console
+
+    from grader.report.terminal import clip, print_summary
+    from grader.results import CheckResult, ExerciseResult, NotebookResult
+
+    words = "Row i of X must be seq[i : i + s] and y[i] must be seq[i + s]; " * 10
+    assert clip(words, 60).endswith("…") and len(clip(words, 60)) <= 60
+    assert clip(words, 60)[:-1] == words[: len(clip(words, 60)) - 1]  # cut where a word ends
+    assert words[len(clip(words, 60)) - 1] == " "
+    check = CheckResult("check_seq2col_windows", "failed", 0, 1.5, message=words)
+    result = NotebookResult("sequence_models", "[bold]nb.ipynb", "graded",
+                            (ExerciseResult("seq2col", (check,), 1.5, root_cause=words),), max_score=1.5)
+    console = Console(record=True, width=300)
+    print_summary(result, console)
+    shown = console.export_text()
+    assert "seq[i : i + s]" in shown and "[bold]nb.ipynb" in shown

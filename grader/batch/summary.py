@@ -5,6 +5,9 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from ..report.terminal import clip
 
 
 def print_batch_summary(console: Console, report, outdir: Path) -> None:
@@ -14,7 +17,7 @@ def print_batch_summary(console: Console, report, outdir: Path) -> None:
     table.add_column("score", justify="right")
     table.add_column("status")
     for student, r in sorted(report.results.items()):
-        table.add_row(student, f"{r.score:g}/{r.max_score:g}", r.status + (f": {r.reason[:70]}" if r.reason else ""))
+        table.add_row(Text(student), f"{r.score:g}/{r.max_score:g}", Text(r.status + (f": {clip(r.reason, 90)}" if r.reason else "")))
     console.print(table)
     for path, why in report.skipped:
         console.print(f"skipped {path}: {why}", markup=False, highlight=False)
