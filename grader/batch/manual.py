@@ -50,20 +50,28 @@ def _require_questions(assignment: Assignment) -> dict[str, float]:
 
 PAGE_STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 section{border-top:1px solid #ccc;padding:.5rem 0}h2{font-size:1rem;margin:.5rem 0}
-.answer{white-space:pre-wrap;font-family:ui-monospace,monospace;background:#f6f6f6;padding:.5rem;border-radius:4px}
+.answer{background:#f6f6f6;padding:0 .75rem;border-radius:4px;overflow-wrap:anywhere}
 .none{color:#888}.meta{color:#555;font-size:.9rem}"""
 
 
+def render_answer(text: str) -> str:
+    """A student's markdown as HTML with every raw HTML tag escaped (markdown-it's ``html`` off), unsafe
+    link schemes refused (markdown-it's own check) and images left as text (nothing is fetched)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).disable("image").render(text)
+
+
 def answers_page(assignment: Assignment, question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
-    """A self-contained page of every answer to ``question``: all text escaped, no scripts (the page's
-    content security policy also forbids any), nothing loaded from elsewhere."""
+    """A self-contained page of every answer to ``question``: markdown rendered with raw HTML escaped, no
+    scripts (the page's content security policy also forbids any), nothing loaded from elsewhere."""
     parts = []
     for student, who in sorted(record.students.items()):
         answer = who.answers.get(question, "")
         mark = marks.get(Target(student, question, CHECK))
         scored = f" · scored {mark.points:g}/{max_points:g}" + (f": {html.escape(mark.reason)}" if mark and mark.reason else "") if mark else ""
         label = " · ".join(filter(None, [html.escape(who.name), html.escape(who.notebook)]))
-        body = (f'<div class="answer">{html.escape(answer)}</div>' if answer.strip()
+        body = (f'<div class="answer">{render_answer(answer)}</div>' if answer.strip()
                 else '<p class="none">(no answer: the notebook has no cell with this question\'s id, or it is empty)</p>')
         parts.append(f'<section id="{html.escape(student, quote=True)}"><h2>{html.escape(student)}</h2>'
                      f'<p class="meta">{label}{scored}</p>{body}</section>')

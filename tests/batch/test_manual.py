@@ -21,7 +21,8 @@ from grader.sandbox.limits import Limits
 
 LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=60)
 QUESTION = "ar_fit_interpretation"
-HOSTILE_ANSWER = "<script>alert('x')</script> the weights are <b>[0, 1, 1, 0]</b> & more"
+HOSTILE_ANSWER = ("<script>alert('x')</script> the weights are <b>[0, 1, 1, 0]</b> & **more**\n\n"
+                  "<img src=x onerror=alert(1)> [link](javascript:alert(1)) ![pixel](http://tracker.example/p.png)")
 SEQ2COL_CHECK = SEQUENCE_MODELS.exercise("seq2col").checks[0]
 WINDOWS = "check_seq2col_windows"  # the wrong seq2col of grader.samples fails it
 
@@ -143,6 +144,9 @@ def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
     assert main(["manual", "export", str(out)]) == 0
     page = (out / "manual" / f"{QUESTION}.html").read_text()
     assert "<script" not in page.lower() and "&lt;script&gt;alert(" in page and "&lt;b&gt;" in page
+    assert "<strong>more</strong>" in page  # markdown is rendered, raw HTML is not
+    assert "<img" not in page and "&lt;img src=x onerror" in page and 'href="javascript' not in page
+    assert 'src="http://tracker.example' not in page  # an image is never fetched (at most a link to click)
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "bob" in page and "YOUR ANSWER HERE" in page  # every student, even the unchanged release
     with open(out / "manual" / f"{QUESTION}.csv", newline="") as f:
