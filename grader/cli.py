@@ -206,7 +206,7 @@ def cmd_manual(args, console: Console) -> int:
         if args.files or args.from_gradebook:
             raise UsageError("manual export takes only OUTDIR (and --to DIR)")
         for path in manual.export_answers(args.outdir, args.to):
-            console.print(f"wrote {path}", markup=False, highlight=False)
+            console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_OK
     if bool(args.files) == bool(args.from_gradebook):
         raise UsageError("manual import needs score CSV files or --from-gradebook (one of the two)")
@@ -268,7 +268,7 @@ def cmd_export_grades(args, console: Console) -> int:
         write_record(args.outdir, replace(record, lms=args.lms))
     _, notes = republish(args.outdir)
     _print_notes(console, notes)
-    console.print(f"wrote {lms_path(args.outdir, args.lms)}", markup=False, highlight=False)
+    console.print(f"wrote {lms_path(args.outdir, args.lms)}", markup=False, highlight=False, soft_wrap=True)
     return EXIT_OK
 
 
