@@ -200,7 +200,6 @@ def _print_notes(console: Console, notes) -> None:
 
 def cmd_manual(args, console: Console) -> int:
     from .batch import manual
-    from .batch.publish import republish
 
     if args.action == "export":
         if args.files or args.from_gradebook:
@@ -216,6 +215,8 @@ def cmd_manual(args, console: Console) -> int:
         report = manual.import_scores(args.outdir, args.files, by=args.by or "")
     console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
                   markup=False, highlight=False)
+    from .batch.publish import republish  # imports the registry and the report pages (seconds)
+
     _, notes = republish(args.outdir, lambda text: console.print(text, markup=False, highlight=False))
     _print_notes(console, notes)
     return EXIT_OK
@@ -223,7 +224,6 @@ def cmd_manual(args, console: Console) -> int:
 
 def cmd_override(args, console: Console) -> int:
     from .batch import overrides
-    from .batch.publish import republish
 
     if args.list:
         if args.student or args.target or args.points is not None or args.remove:
@@ -251,6 +251,8 @@ def cmd_override(args, console: Console) -> int:
         mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
         console.print(f"{args.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
                       markup=False, highlight=False)
+    from .batch.publish import republish  # imports the registry and the report pages (seconds)
+
     _, notes = republish(args.outdir, lambda text: console.print(text, markup=False, highlight=False))
     _print_notes(console, notes)
     return EXIT_OK
@@ -260,12 +262,13 @@ def cmd_export_grades(args, console: Console) -> int:
     from dataclasses import replace
 
     from .batch.lms import lms_path
-    from .batch.publish import republish
     from .batch.record import read_record, write_record
 
     record = read_record(args.outdir)
     if record.lms != args.lms:
         write_record(args.outdir, replace(record, lms=args.lms))
+    from .batch.publish import republish
+
     _, notes = republish(args.outdir)
     _print_notes(console, notes)
     console.print(f"wrote {lms_path(args.outdir, args.lms)}", markup=False, highlight=False, soft_wrap=True)

@@ -14,13 +14,16 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ScoreFileError, UsageError
 from ..fsutil import ensure_writable_dir, write_atomic
-from ..registry import Assignment, get_assignment
 from ..results import StaffMark
 from .record import BatchRecord, read_record
 from .staff import Target, load_marks, save_marks
+
+if TYPE_CHECKING:
+    from ..registry import Assignment
 
 EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment")
 REQUIRED_COLUMNS = ("student", "question", "points")
@@ -104,7 +107,9 @@ def answers_csv(question: str, max_points: float, record: BatchRecord, marks: di
 def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Path]:
     """Write ``<question>.html`` and ``<question>.csv`` for each manual question to ``to`` (default
     OUTDIR/manual); return the paths written."""
-    record = read_record(outdir)
+    record = read_record(outdir)  # first: says at once when OUTDIR holds no batch
+    from ..registry import get_assignment
+
     assignment = get_assignment(record.assignment)
     questions = _require_questions(assignment)
     marks = load_marks(outdir)
@@ -176,7 +181,9 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
 
 def import_scores(outdir: str | Path, files: list[str | Path], *, by: str = "") -> ImportReport:
     """Check every row of every file, then store all their scores as manual marks (or none)."""
-    record = read_record(outdir)
+    record = read_record(outdir)  # first: says at once when OUTDIR holds no batch
+    from ..registry import get_assignment
+
     questions = _require_questions(get_assignment(record.assignment))
     new, skipped, origin = {}, 0, {}
     for path in files:
@@ -193,9 +200,10 @@ def import_scores(outdir: str | Path, files: list[str | Path], *, by: str = "") 
 def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: str = FORMGRADER) -> ImportReport:
     """Store the manual scores typed into nbgrader's formgrader (``manual_score`` of each manual
     question's grade cell) for the students of this batch."""
+    record = read_record(outdir)
+    from ..registry import get_assignment
     from .outputs import read_gradebook_manual_scores
 
-    record = read_record(outdir)
     assignment = get_assignment(record.assignment)
     questions = _require_questions(assignment)
     url = db_url or record.gradebook_url(outdir)

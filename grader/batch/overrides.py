@@ -10,9 +10,7 @@ import math
 from pathlib import Path
 
 from ..errors import UsageError
-from ..registry import get_assignment
 from ..results import StaffMark
-from . import outputs
 from .record import read_record
 from .staff import Target, load_marks, resolve_check, save_marks
 
@@ -22,6 +20,8 @@ def _target(outdir, student: str, spec: str):
     if student not in record.students:
         known = ", ".join(sorted(record.students)[:10])
         raise UsageError(f"unknown student {student!r} in {outdir}; students include: {known}")
+    from ..registry import get_assignment
+
     assignment = get_assignment(record.assignment)
     exercise, check, max_points = resolve_check(assignment, spec)
     return record, Target(student, exercise, check), max_points
@@ -34,6 +34,8 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
     record, target, max_points = _target(outdir, student, spec)
     if not (math.isfinite(points) and 0 <= points <= max_points):
         raise UsageError(f"points must be within [0, {max_points:g}] for {target.exercise}.{target.check}; got {points:g}")
+    from . import outputs
+
     grader_points = 0.0
     stored = outputs.read_result(Path(outdir), student)
     if stored is not None:

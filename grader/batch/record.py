@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..fsutil import write_atomic
-from ..registry import Assignment
 from ..results import CheckResult, ExerciseResult, NotebookResult
+
+if TYPE_CHECKING:  # the registry imports torch: commands that only read OUTDIR stay quick
+    from ..registry import Assignment
 
 RECORD_FILE = "batch.json"
 RECORD_SCHEMA_VERSION = 1

@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..fsutil import write_atomic
-from ..registry import Assignment
 from ..results import NotebookResult, StaffMark
+
+if TYPE_CHECKING:
+    from ..registry import Assignment
 
 STAFF_FILE = "staff.json"
 STAFF_SCHEMA_VERSION = 1

@@ -301,3 +301,22 @@ def test_answers_a_spreadsheet_would_run_are_quoted():
         "bob": StudentRecord("bob.ipynb", answers={QUESTION: "x = 1 is fine"})})
     rows = list(csv.DictReader(answers_csv(QUESTION, 2.0, record, {}).splitlines()))
     assert [r["answer"] for r in rows] == ['\'=HYPERLINK("http://x", "click")', "x = 1 is fine"]
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["manual", "export", "OUT"], "holds no graded batch"),
+    (["manual", "import", "OUT"], "needs score CSV files or --from-gradebook"),
+    (["override", "OUT", "--list"], "holds no graded batch"),
+    (["override", "OUT", "ada", "seq2col", "1"], "needs a reason"),
+    (["export-grades", "OUT", "--lms", "canvas"], "holds no graded batch"),
+])
+def test_staff_command_usage_errors_come_before_torch(args, expected, tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from grader.cli import main; rc = main(sys.argv[1:]); "
+            "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(rc)")
+    argv = [a.replace("OUT", str(tmp_path / "none")) for a in args]
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and expected in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    assert "NO-TORCH" in proc.stdout
