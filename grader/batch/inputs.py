@@ -48,7 +48,8 @@ class Discovery:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     layout: str = ""
     workdir: str | None = None  # a temporary folder holding an extracted zip
-    # Students a Canvas export names who handed in no notebook at all: student -> what they handed in.
+    # Students a Canvas export names who handed in files but no notebook: student -> a Job for the first of
+    # those files (name, late flag), and student -> the original names of all of them.
     without_notebook: dict[str, Job] = field(default_factory=dict)
     not_notebooks: dict[str, str] = field(default_factory=dict)
 
@@ -141,7 +142,7 @@ def _canvas_without_notebook(result: Discovery, graded: set[str]) -> None:
         if m and why.startswith("not a notebook") and m["user"] not in graded:
             files = result.not_notebooks.get(m["user"])
             result.not_notebooks[m["user"]] = f"{files}, {m['orig']}" if files else m["orig"]
-            result.without_notebook[m["user"]] = Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"])
+            result.without_notebook.setdefault(m["user"], Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"]))
 
 
 def discover(submissions: str | Path, assignment: str) -> Discovery:
