@@ -101,7 +101,7 @@ def test_release_contains_no_solution_answer_key_or_hidden_test(released):
     secrets |= {f'{k} = "B"' for k in ("CAUSAL_MASK_CHOICE",)} | {"QKV_PARAM_COUNT = 300", "SELF_ATTENTION_IS_CAUSAL = False"}
     assert len(secrets) > 30
     files = [p for p in released[0].parent.rglob("*") if p.is_file()]
-    assert {p.name for p in files} == {"sequence_models.ipynb", "selfcheck.py"}
+    assert {p.name for p in files} == {"sequence_models.ipynb", "selfcheck.py", "selfcheck_base.py"}
     for path in files:
         text = path.read_text()
         leaks = [s for s in secrets if s in text]
@@ -146,7 +146,8 @@ def test_nbgrader_generate_and_autograde_agree_with_seqgrade(tmp_path, released)
         folder = course / "submitted" / student / "sequence_models"
         folder.mkdir(parents=True)
         (folder / "sequence_models.ipynb").write_text(text)
-        shutil.copy(course / "release" / "sequence_models" / "selfcheck.py", folder)
+        for helper in ("selfcheck.py", "selfcheck_base.py"):
+            shutil.copy(course / "release" / "sequence_models" / helper, folder)
     subprocess.run([*nbgrader, "autograde", "sequence_models"], cwd=course, env=env, check=True, capture_output=True)
     from nbgrader.api import Gradebook
 

@@ -98,7 +98,8 @@ def test_release_contains_no_solution_or_hidden_test(assignment, releases):
             elif inside and len(line.strip()) > 12:
                 secrets.add(line.strip())
     files = sorted(p for p in student.parent.rglob("*") if p.is_file())
-    assert {p.name for p in files} == {ASSIGNMENTS[assignment].notebook, "selfcheck.py"}
+    assert {p.name for p in files} == {ASSIGNMENTS[assignment].notebook, "selfcheck.py", "selfcheck_base.py"}
+    assert not any(p.is_symlink() for p in files), "the release holds the shared helper itself, not a link"
     for path in files:
         leaks = [s for s in secrets if s in path.read_text()]
         assert not leaks, (path.name, leaks[:3])
@@ -122,7 +123,8 @@ def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothin
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         shutil.copy(source, folder / notebook)
-        shutil.copy(released / "selfcheck.py", folder)
+        for helper in ("selfcheck.py", "selfcheck_base.py"):
+            shutil.copy(released / helper, folder)
     subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, check=True, capture_output=True)
     from nbgrader.api import Gradebook
 

@@ -55,7 +55,11 @@ class Notebook:
         self.nb = nbformat.read(folder / ASSIGNMENTS[assignment].notebook, as_version=4)
         spec = importlib.util.spec_from_file_location(f"selfcheck_{assignment}", folder / "selfcheck.py")
         self.selfcheck = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(self.selfcheck)
+        sys.path.insert(0, str(folder))  # its shared helper, selfcheck_base.py, ships beside it
+        try:
+            spec.loader.exec_module(self.selfcheck)
+        finally:
+            sys.path.remove(str(folder))
         for cell in self.nb.cells:
             if _grade_id(cell) in (replace or {}):
                 cell.source = replace[_grade_id(cell)]

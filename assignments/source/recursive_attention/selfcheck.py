@@ -8,80 +8,17 @@ only numpy, torch and hypothesis.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
-import io
 import math
-import os
-import tempfile
-import traceback
-import warnings
-
-# Keep hypothesis's cache out of your assignment folder.
-os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "selfcheck-hypothesis"))
 
 import numpy as np
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from selfcheck_base import PropertyFailed, SelfCheckFailed, one_line_checks  # noqa: F401
+from selfcheck_base import randn as _randn, require as _require, run as _run
 
 _SETTINGS = settings(max_examples=25, derandomize=True, database=None, deadline=None,
                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
-
-
-class PropertyFailed(AssertionError):
-    """A property of the exercise does not hold; the message gives the smallest input that shows it."""
-
-
-class SelfCheckFailed(AssertionError):
-    """A self-check failed: the cell fails too, so Run All, Validate and ``nbgrader validate`` report it."""
-
-
-_passed: list[str] = []  # titles of the properties that held in the self-check now running
-
-
-def _run(title: str, prop) -> bool:
-    """Run one property; raise if it does not hold (with the smallest counterexample), else note its title.
-
-    An exercise still raising NotImplementedError (the released stub) fails the cell with
-    NotImplementedError, as every other cell that calls the stub does in an nbgrader notebook."""
-    sink = io.StringIO()
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
-            warnings.simplefilter("ignore")
-            prop()
-    except NotImplementedError:
-        raise NotImplementedError(f"{title}: not implemented yet") from None
-    except PropertyFailed as exc:
-        raise SelfCheckFailed(f"{title}\n    {exc}") from None
-    except Exception as exc:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "selfcheck" not in f.filename]
-        where = f" (line {frames[-1].lineno} of your cell)" if frames else ""
-        raise SelfCheckFailed(f"{title}\n    your code raised {type(exc).__name__}: {exc}{where}") from None
-    _passed.append(title)
-    return True
-
-
-def _one_line(check):
-    """A self-check as the notebook calls it: it prints one line when every property holds, returns
-    nothing (so the cell echoes no True/False) and raises at the first property that fails."""
-
-    @functools.wraps(check)
-    def run(*functions):
-        _passed.clear()
-        check(*functions)
-        print("[ok] " + "; ".join(_passed))
-
-    return run
-
-
-def _require(ok: bool, message: str) -> None:
-    if not ok:
-        raise PropertyFailed(message)
-
-
-def _randn(seed, *shape):
-    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape))
 
 
 def _close(a, b, tol=1e-6) -> bool:
@@ -257,6 +194,4 @@ def check_attention_io(attention_io) -> bool:
     return _run("attention_io: the worked example", worked_example)
 
 
-for _name, _check in list(globals().items()):
-    if _name.startswith("check_") and callable(_check):
-        globals()[_name] = _one_line(_check)
+one_line_checks(globals())
