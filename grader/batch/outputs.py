@@ -42,8 +42,9 @@ FLAG_WORDS = {"release_identical": "unmodified release detected (the notebook is
               "late": "late (the LMS marked the submission late)"}
 
 
-def reasons(result: NotebookResult) -> str:
-    """grades.csv's reason column: why a row is not simply a graded notebook, in plain words."""
+def reasons(result: NotebookResult, notes=()) -> str:
+    """grades.csv's reason column: why a row is not simply a graded notebook, in plain words (``notes``:
+    what applying the staff marks said, such as an override the grader now disagrees with)."""
     parts = [result.reason] if result.reason else []
     parts += [FLAG_WORDS[f] for f in result.flags]
     for e in result.exercises:
@@ -51,6 +52,7 @@ def reasons(result: NotebookResult) -> str:
             if c.staff is not None and c.staff.kind == "override":
                 parts.append(f"overridden: {e.id}.{c.name} {c.staff.points:g} instead of {c.staff.grader_points:g}"
                              + (f" ({c.staff.reason})" if c.staff.reason else ""))
+    parts += notes
     pending = [e.id for e in result.exercises if e.pending_points]
     if pending:
         parts.append(f"manual pending: {', '.join(pending)} ({fmt(result.pending_points)} points)")
@@ -58,8 +60,9 @@ def reasons(result: NotebookResult) -> str:
 
 
 def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult],
-                     people: dict | None = None) -> None:
-    """One row per student; ``people`` maps a student to its record (name, email) where known."""
+                     people: dict | None = None, notes: dict | None = None) -> None:
+    """One row per student; ``people`` maps a student to its record (name, email) where known, ``notes``
+    to what applying its staff marks said."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     ids = [e.id for e in assignment.exercises]
@@ -70,7 +73,7 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
         scores = {e.id: fmt(e.score) for e in r.exercises}
         writer.writerow([student, fmt(r.score), fmt(r.max_score), fmt(r.pending_points), *(scores.get(i, "0") for i in ids),
                          r.status, "yes" if "late" in r.flags else "", who.name if who else "", who.email if who else "",
-                         reasons(r)])
+                         reasons(r, (notes or {}).get(student, ()))])
     write_atomic(outdir / "grades.csv", buf.getvalue())
 
 

@@ -24,13 +24,13 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
     Returns the final results and notes for the TA (overrides the grader now disagrees with, marks
     that name an unknown student or check, manual points still pending)."""
     marks = load_marks(outdir)
-    notes = []
+    notes, said = [], {}
     final = {}
     for student in sorted(graded):
         who = record.students.get(student)
         flagged = replace(graded[student], flags=who.flags if who else ())
-        final[student], said = apply_marks(student, flagged, marks)
-        notes += said
+        final[student], said[student] = apply_marks(student, flagged, marks)
+        notes += [f"{student} {note}" for note in said[student]]
     for target in sorted({t.student for t in marks} - set(final)):
         notes.append(f"{target}: staff marks are stored for this student, who is not in this batch")
     phase(f"writing results, feedback pages, grades.csv and the summary to {outdir}")
@@ -38,7 +38,7 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
         outputs.write_result(outdir, student, result, keys.get(student, ""))
         if record.gradescope:
             outputs.write_gradescope(outdir, student, result)
-    outputs.write_grades_csv(outdir, assignment, final, record.students)
+    outputs.write_grades_csv(outdir, assignment, final, record.students, said)
     outputs.write_summary(outdir, assignment, final, list(record.skipped))
     if record.lms:
         write_lms_csv(outdir, record.lms, assignment.id, final, record.students)

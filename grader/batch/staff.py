@@ -88,7 +88,7 @@ def save_marks(outdir: str | Path, assignment: str, marks: dict[Target, StaffMar
 
 def apply_marks(student: str, result: NotebookResult, marks: dict[Target, StaffMark]) -> tuple[NotebookResult, list[str]]:
     """``result`` with exactly the stored marks of ``student`` on its checks (marks already on it are
-    replaced), and notes for the TA: an override whose check the grader now scores differently from
+    replaced), and notes for the TA (each naming the check, not the student): an override whose check the grader now scores differently from
     when it was set (kept, and said), and marks whose check this result does not have."""
     notes = []
     mine = {(t.exercise, t.check): m for t, m in marks.items() if t.student == student}
@@ -101,12 +101,12 @@ def apply_marks(student: str, result: NotebookResult, marks: dict[Target, StaffM
             if mark is not None:
                 used.add((e.id, c.name))
                 if mark.kind == "override" and mark.grader_points != c.points:
-                    notes.append(f"{student} {e.id}.{c.name}: the grader now gives {c.points:g} points (it gave "
+                    notes.append(f"{e.id}.{c.name}: the grader now gives {c.points:g} points (it gave "
                                  f"{mark.grader_points:g} when the override was set); the override of {mark.points:g} is kept")
                 mark = replace(mark, grader_points=c.points)
             checks.append(replace(c, staff=mark))
         exercises.append(replace(e, checks=tuple(checks)))
     for exercise_id, check in sorted(set(mine) - used):
-        notes.append(f"{student} {exercise_id}.{check}: the {mine[(exercise_id, check)].kind} mark is not applied "
+        notes.append(f"{exercise_id}.{check}: the {mine[(exercise_id, check)].kind} mark is not applied "
                      f"(this result has no such check: status {result.status})")
     return replace(result, exercises=tuple(exercises)), notes

@@ -203,6 +203,7 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
     assert_kept(out)
     drift = [n for n in report.notes if n.startswith(f"cy seq2col.{WINDOWS}")]
     assert len(drift) == 1 and "now gives 0 points (it gave 1.5" in drift[0] and "override of 0.5 is kept" in drift[0]
+    assert drift[0].removeprefix("cy ") in _rows(out)["cy"]["reason"]  # said in grades.csv too
     assert _check(_result(out, "cy"), "seq2col", WINDOWS)["staff"] == {
         "kind": "override", "points": 0.5, "reason": "late penalty agreed", "by": "", "grader_points": 0.0}
     # listed, then removed: the grader's points count again
