@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from reference import transformer as ref
 
-from ..compare import compare_arrays, describe
+from ..compare import compare_arrays
 from ..strategies import gaussian
 from .attention import whole_number
 from .base import CheckFailed, Lazy, Passed, call, diagnose, fail_if, for_all, format_call
@@ -52,10 +52,8 @@ SMALL = (False, 3, 2, 1, True, 0)
 
 
 def show(args) -> str:
-    """The call as messages show it: the params dict by its keys and shapes, not its numbers."""
-    x, params, H, causal = args
-    shapes = ", ".join(f"{k}: {tuple(v.shape)}" for k, v in params.items())
-    return f"{NAME}({describe(x)}, params={{{shapes}}} (seed-drawn numbers), n_heads={H}, causal={causal})"
+    """The call as messages show it; the arguments (x, every tensor of params) follow the message."""
+    return format_call(NAME, args)
 
 
 def probe_transformer_block(student) -> str | None:

@@ -224,7 +224,7 @@ def check_merge_commutative(student):
 
     def prop(case):
         (a, b), _ = block_states(case)
-        context = Lazy(lambda: f"for states a, b = {describe(a)}, {describe(b)}")
+        context = Lazy(lambda: f"for {format_call('merge', (a, b))}")
         ab, ba = _merged(student, a, b, context), _merged(student, b, a, context)
         for name, x, y in zip(("s", "v"), ab, ba):
             fail_if(compare_arrays(x, y, name=f"{name} of merge(a, b)", **TOL), f"{context}: merge(a, b) and merge(b, a) differ",
@@ -244,7 +244,7 @@ def check_merge_empty_state_is_identity(student):
                 "empty, avoid -inf - (-inf) = NaN: keep s = -inf and v = 0.")
         for x, y, want, what in ((a, empty, a, "merge(a, empty)"), (empty, a, a, "merge(empty, a)"),
                                  (empty, empty, empty, "merge(empty, empty)")):
-            context = Lazy(lambda: f"for {what} with a = {describe(a)} and empty = {describe(empty)}")
+            context = Lazy(lambda: f"for {format_call('merge', (x, y))}, that is {what}")
             compare_state(call(student, "merge", x, y).value, want, context, hint=hint)
 
     for_all(key_blocks(blocks=1), prop, max_examples=4, examples=({"sizes": [2], "Nq": 0, "d": 2, "dv": 2, "seed": 0},))

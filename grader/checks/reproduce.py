@@ -57,6 +57,8 @@ def _array(value) -> tuple[np.ndarray, str, str] | None:
 def show(value) -> str:
     """A short rendering of one argument: kind, shape and dtype, then its values (the first ones if many)."""
     found = _array(value)
+    if isinstance(value, dict) and value and all(_array(v) is not None for v in value.values()):
+        return f"dict of {len(value)} arrays:" + "".join(f"\n      {k!r}: {_brief(v)}" for k, v in value.items())
     if found is None:
         text = repr(value) if not isinstance(value, (list, tuple)) else _show_sequence(value)
         return text if len(text) <= 300 else text[:300] + " ..."
@@ -70,6 +72,15 @@ def show(value) -> str:
         return head + ":\n      " + body.replace("\n", "\n      ")
     first = np.array2string(data.reshape(-1)[:8], precision=4, separator=", ", max_line_width=sys.maxsize)
     return f"{head}; first entries (flattened) {first[:-1]}, ...]"
+
+
+def _brief(value) -> str:
+    """An array on one line: kind, shape, dtype and its first entries."""
+    data, dtype, lib = _array(value)
+    flat = data.reshape(-1)
+    text = np.array2string(flat[:8], precision=4, separator=", ", max_line_width=sys.maxsize)
+    text = text if flat.size <= 8 else text[:-1] + ", ...]"
+    return f"{'tensor' if lib == 'torch' else 'array'} of shape {tuple(data.shape)}, {dtype}: {text}"
 
 
 def _show_sequence(value) -> str:
@@ -148,7 +159,8 @@ def _literal(value, needs: set) -> str:
             return "[" + ", ".join(parts) + "]"
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_literal(k, needs)}: {_literal(v, needs)}" for k, v in value.items()) + "}"
+        items = [f"{_literal(k, needs)}: {_literal(v, needs)}" for k, v in value.items()]
+        return "{" + ", ".join(items) + "}" if len(items) <= 1 else "{\n    " + ",\n    ".join(items) + ",\n}"
     if isinstance(value, Unsupported):
         raise _NoLiteral(repr(value))
     raise _NoLiteral(type(value).__name__)
