@@ -93,3 +93,15 @@ def test_failure_names_each_argument_and_a_passing_check_builds_no_text():
     assert failed.message.endswith("recurrent_unit(x, h_prev, Wrec, Win)")
     passed = run_check("check_passes", check_passes, 1.0, Student())
     assert passed.status == "passed" and built == []
+
+
+def test_terminal_summary_gives_the_same_total_in_one_line():
+    from rich.console import Console
+
+    from grader.report.terminal import print_summary
+
+    console = Console(record=True, width=200)
+    print_summary(_result(), console)
+    text = console.export_text()
+    assert "nb.ipynb: auto-graded: 4 of 5 points; 2 points pending manual grading" in text
+    assert "pending" in text.split("ar_fit_interpretation", 1)[1].splitlines()[0]

@@ -131,3 +131,19 @@ def test_self_check_fails_a_common_mistake(assignment, entry, folders):
         except AssertionError as exc:
             caught.append(type(exc).__name__ == "SelfCheckFailed")
     assert caught and all(caught), f"{entry}: the self-check of {list(replace)} passed a wrong answer"
+
+
+def test_grader_skips_self_check_cells(folders, tmp_path):
+    """Grading runs no self-check: a stub notebook's self-check cells (which fail when run) leave no
+    broken-cell note and cost nothing; the grader's own checks give the verdicts."""
+    from grader.grading import Grader
+
+    notebook = folders["sequence_models"][1] / ASSIGNMENTS["sequence_models"].notebook
+    nb = nbformat.read(notebook, as_version=4)
+    selfcheck_cells = {i for i, c in enumerate(nb.cells) if _grade_id(c).startswith("selfcheck_")}
+    assert selfcheck_cells
+    with Grader(backend="inprocess") as grader:
+        result = grader.grade(notebook, "sequence_models")
+    assert result.status == "graded" and result.score == 0
+    noted = {c["index"] for c in result.cells if c.get("status") != "ok"}
+    assert noted and not noted & selfcheck_cells, (noted, selfcheck_cells)
