@@ -8,7 +8,7 @@ from rich.text import Text
 from ..results import NotebookResult
 from .html import total_line
 
-STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan", "pending": "cyan"}
+STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan", "pending": "cyan", "staff": "cyan"}
 
 
 def clip(text: str, limit: int) -> str:
@@ -23,7 +23,7 @@ def clip(text: str, limit: int) -> str:
 
 def print_summary(result: NotebookResult, console: Console | None = None, *, details: bool = True) -> None:
     console = console or Console()
-    title = f"{result.notebook}: {total_line(result)}"
+    title = result.notebook
     if result.status != "graded":
         console.print(Text(f"{result.notebook}: {result.status}", style="bold red") + Text(f" — {result.reason}"))
     table = Table(title=Text(title), show_lines=False)
@@ -33,8 +33,9 @@ def print_summary(result: NotebookResult, console: Console | None = None, *, det
     table.add_column("first problem", overflow="fold")
     for e in result.exercises:
         text = e.root_cause if details else ""
-        status = "pending" if e.pending_points else e.status
+        status = "pending" if e.pending_points else "staff" if e.status == "manual" else e.status
         # Text, not markup: messages quote code such as seq[i : i + s], which rich would read as a style tag.
         table.add_row(Text(e.id), f"{e.score:g}/{e.max_score:g}", Text(status, style=STYLE.get(status, "")),
                       Text(clip(text, 240)))
     console.print(table)
+    console.print(Text(f"{result.notebook}: {total_line(result)}"), soft_wrap=True)
