@@ -14,6 +14,9 @@ CHECK_STATUSES = ("passed", "failed", "error", "timeout", "missing", "manual")
 NOTEBOOK_STATUSES = ("graded", "invalid", "wrong_assignment")
 # Facts about a submission that are not exercise results; a batch sets them (grades.csv's reason column).
 NOTEBOOK_FLAGS = ("release_identical", "late")
+# How each flag reads to a student or a TA (grades.csv's reason column, feedback pages, Gradescope).
+FLAG_WORDS = {"release_identical": "unmodified release detected (the notebook is the released one, unchanged)",
+              "late": "late (the LMS marked the submission late)"}
 
 
 def _points(x: float) -> float:

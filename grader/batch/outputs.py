@@ -15,7 +15,7 @@ from ..fsutil import write_atomic
 from ..registry import Assignment
 from ..report.html import render
 from ..report.summary import write_summary  # noqa: F401 (run.py writes the summary through here)
-from ..results import NotebookResult
+from ..results import FLAG_WORDS, NotebookResult
 
 
 def fmt(x: float) -> str:
@@ -36,10 +36,6 @@ def read_result(outdir: Path, student: str) -> tuple[NotebookResult, str] | None
         return NotebookResult.from_dict(data), data.get("cache_key", "")
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-FLAG_WORDS = {"release_identical": "unmodified release detected (the notebook is the released one, unchanged)",
-              "late": "late (the LMS marked the submission late)"}
 
 
 def reasons(result: NotebookResult, notes=()) -> str:
@@ -77,24 +73,11 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
     write_atomic(outdir / "grades.csv", buf.getvalue())
 
 
-def write_gradescope(outdir: Path, student: str, result: NotebookResult) -> None:
-    """Gradescope's results.json: one test per check; manual questions appear once a TA scored them."""
-    tests = []
-    for e in result.exercises:
-        for c in e.checks:
-            if c.pending:
-                continue
-            output = c.message
-            if c.staff is not None:
-                said = f"{'scored' if c.staff.kind == 'manual' else 'overridden'} by course staff" + (f": {c.staff.reason}" if c.staff.reason else "")
-                output = f"{said}\n{c.message}" if c.staff.kind == "override" and c.message else said
-            passed = c.awarded >= c.max_points if c.staff is not None else c.status == "passed"
-            tests.append({"name": f"{e.id}: {c.name}", "score": c.awarded, "max_score": c.max_points,
-                          "status": "passed" if passed else "failed", "output": output})
-    output = "; ".join(filter(None, [result.reason or f"seqgrade {result.status}",
-                                     *(FLAG_WORDS[f] for f in result.flags),
-                                     f"{fmt(result.pending_points)} points wait for manual grading" if result.pending_points else ""]))
-    data = {"score": result.score, "output": output, "tests": tests}
+def write_gradescope(outdir: Path, student: str, result: NotebookResult, assignment: Assignment) -> None:
+    """Gradescope's results.json for one student, the same document its autograder writes there."""
+    from ..gradescope.results_json import results_from_notebook
+
+    data = results_from_notebook(result, assignment, visibility="visible")
     write_atomic(outdir / "gradescope" / student / "results.json", json.dumps(data, indent=2) + "\n")
 
 

@@ -37,7 +37,7 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
     for student, result in final.items():
         outputs.write_result(outdir, student, result, keys.get(student, ""))
         if record.gradescope:
-            outputs.write_gradescope(outdir, student, result)
+            outputs.write_gradescope(outdir, student, result, assignment)
     outputs.write_grades_csv(outdir, assignment, final, record.students, said)
     outputs.write_summary(outdir, assignment, final, list(record.skipped))
     if record.lms:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..results import NotebookResult
+from ..results import FLAG_WORDS, CheckResult, NotebookResult
 
 if TYPE_CHECKING:  # the registry imports torch (seconds): a run with no notebook to grade never needs it
     from ..registry import Assignment
@@ -39,26 +39,42 @@ def summary_line(result: NotebookResult) -> str:
                  f"grade by hand; they are not included here.")
     if result.reason:
         text += f" Note: {result.reason}"
+    for flag in result.flags:
+        text += f" Note: {FLAG_WORDS[flag]}."
     return text
+
+
+def _staff_said(check: CheckResult) -> str:
+    mark = check.staff
+    said = f"{'Scored' if mark.kind == 'manual' else 'Points set'} by course staff" + (f": {mark.reason}" if mark.reason else ".")
+    if mark.kind == "override":
+        said += f" (the grader gave {_fmt(mark.grader_points)} of {_fmt(check.max_points)})"
+        if check.message:
+            said += f"\n{check.message}"
+    return said
 
 
 def results_from_notebook(result: NotebookResult, assignment: "Assignment", *, visibility: str,
                           extra: dict | None = None) -> dict:
+    """One test per check (property sentence, points, feedback), written answers pending or scored by staff."""
     tests = []
     for i, exercise in enumerate(result.exercises, start=1):
         for j, check in enumerate(exercise.checks, start=1):
             number = f"{i}.{j}"
-            if check.status == "manual":
+            if check.pending:
                 tests.append({"name": f"{exercise.id}: written answer", "number": number, "score": 0,
                               "max_score": 0, "status": "passed",
                               "output": f"Pending manual grading by course staff ({_fmt(check.max_points)} points, "
                                         f"not part of this score)."})
                 continue
-            passed = check.status == "passed" and check.points >= check.max_points
-            tests.append({"name": f"{exercise.id}: {_property(assignment, exercise.id, check.name)}",
-                          "number": number, "score": check.awarded, "max_score": check.max_points,
-                          "status": "passed" if passed else "failed",
-                          "output": check.message or ("passed" if passed else check.status)})
+            if check.staff is not None:
+                passed, output = check.awarded >= check.max_points, _staff_said(check)
+            else:
+                passed = check.status == "passed" and check.points >= check.max_points
+                output = check.message or ("passed" if passed else check.status)
+            name = "written answer" if check.status == "manual" else _property(assignment, exercise.id, check.name)
+            tests.append({"name": f"{exercise.id}: {name}", "number": number, "score": check.awarded,
+                          "max_score": check.max_points, "status": "passed" if passed else "failed", "output": output})
     return {"score": result.score, "output": summary_line(result), "visibility": visibility,
             "tests": tests, "extra_data": {"seqgrade": extra or {}}}
 
