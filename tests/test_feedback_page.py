@@ -105,3 +105,12 @@ def test_terminal_summary_gives_the_same_total_in_one_line():
     text = console.export_text()
     assert "nb.ipynb: auto-graded: 4 of 5 points; 2 points pending manual grading" in text
     assert "pending" in text.split("ar_fit_interpretation", 1)[1].splitlines()[0]
+
+
+def test_page_names_the_notebook_flags():
+    from dataclasses import replace
+
+    plain = render(_result())
+    flagged = render(replace(_result(), flags=("release_identical", "late")))
+    assert "unmodified release detected" not in plain and "late (the LMS" not in plain
+    assert "Note: unmodified release detected" in flagged and "Note: late (the LMS marked the submission late)." in flagged

@@ -11,7 +11,7 @@ from html import escape
 from ..checks.reproduce import SNIPPET_HEADING
 from ..errors import UnknownAssignment
 from ..registry import get_assignment
-from ..results import CheckResult, NotebookResult
+from ..results import FLAG_WORDS, CheckResult, NotebookResult
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#222;padding:0 1rem}
@@ -132,6 +132,7 @@ def render(result: NotebookResult) -> str:
         notes = f'<section><h2>Cells that did not run cleanly</h2><ul class="note">{items}</ul></section>'
     status = "" if result.status == "graded" else f'<p class="error badge">{escape(result.status)}: {escape(result.reason)}</p>'
     reason = f'<p class="note">{escape(result.reason)}</p>' if result.status == "graded" and result.reason else ""
+    reason += "".join(f'<p class="note flag">Note: {escape(FLAG_WORDS[f])}.</p>' for f in result.flags)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Feedback: {escape(result.notebook)}</title>'
             f'<style>{CSS}</style></head><body><h1>Feedback for {escape(result.notebook)}</h1>'
             f'<div class="total">Assignment {escape(result.assignment)}: {escape(total_line(result))}</div>'
