@@ -193,6 +193,15 @@ def cmd_gradescope_run(args, console: Console) -> int:
     return 1 if run.detail else EXIT_OK  # 1: a fault of the grader itself (results.json says so)
 
 
+def _republish(outdir: str, console: Console) -> int:
+    """Rewrite a batch's outputs after the staff marks changed, saying what it does and what it noticed."""
+    from .batch.publish import republish  # imports the registry and the report pages (seconds)
+
+    _, notes = republish(outdir, lambda text: console.print(text, markup=False, highlight=False))
+    _print_notes(console, notes)
+    return EXIT_OK
+
+
 def _print_notes(console: Console, notes) -> None:
     for note in notes:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
@@ -215,11 +224,7 @@ def cmd_manual(args, console: Console) -> int:
         report = manual.import_scores(args.outdir, args.files, by=args.by or "")
     console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
                   markup=False, highlight=False)
-    from .batch.publish import republish  # imports the registry and the report pages (seconds)
-
-    _, notes = republish(args.outdir, lambda text: console.print(text, markup=False, highlight=False))
-    _print_notes(console, notes)
-    return EXIT_OK
+    return _republish(args.outdir, console)
 
 
 def cmd_override(args, console: Console) -> int:
@@ -251,11 +256,7 @@ def cmd_override(args, console: Console) -> int:
         mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
         console.print(f"{args.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
                       markup=False, highlight=False)
-    from .batch.publish import republish  # imports the registry and the report pages (seconds)
-
-    _, notes = republish(args.outdir, lambda text: console.print(text, markup=False, highlight=False))
-    _print_notes(console, notes)
-    return EXIT_OK
+    return _republish(args.outdir, console)
 
 
 def cmd_export_grades(args, console: Console) -> int:
