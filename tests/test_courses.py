@@ -47,7 +47,10 @@ def test_notebook_cells_match_the_registry(assignment):
     """Points, grade ids, hidden-test calls and metadata agree with the assignment's declaration."""
     spec, nb = ASSIGNMENTS[assignment], _source(assignment)
     assert nb.metadata["seqgrade"]["assignment"] == assignment
-    graded = {_grade_id(c): c.metadata.nbgrader["points"] for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    grade_cells = {_grade_id(c): c.metadata.nbgrader["points"] for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    # Self-check cells are grade cells worth 0 points, so `nbgrader validate` reports one that fails.
+    assert all(points == 0 for gid, points in grade_cells.items() if gid.startswith("selfcheck_"))
+    graded = {gid: points for gid, points in grade_cells.items() if not gid.startswith("selfcheck_")}
     assert graded == {(e.id if e.kind == "manual" else f"test_{e.id}"): e.points for e in spec.exercises}
     for e in spec.exercises:
         if e.kind == "manual":
@@ -212,3 +215,25 @@ def test_list_shows_every_assignment(capsys):
     out = capsys.readouterr().out
     for assignment, spec in ASSIGNMENTS.items():
         assert f"{assignment} ({spec.notebook}): {spec.max_score:g} points" in out
+
+
+def test_nbgrader_validate_reports_a_failing_self_check(tmp_path):
+    """`nbgrader validate` (the student's Validate button) fails a notebook whose self-check fails and
+    names that self-check; it passes the solution. Self-check cells are 0-point grade cells for this."""
+    from grader.samples import SEQUENCE_MODELS_WRONG
+
+    folder = release("sequence_models", tmp_path / "rel", solutions=True)
+    notebook = folder / ASSIGNMENTS["sequence_models"].notebook
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        if _grade_id(cell) == "seq2col":
+            cell.source = SEQUENCE_MODELS_WRONG["seq2col"]
+    nbformat.write(nb, folder / "wrong.ipynb")
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    said = {}
+    for name in ("wrong.ipynb", notebook.name):
+        proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", name], cwd=folder, env=env,
+                              capture_output=True, text=True, timeout=300)
+        said[name] = proc.stdout + proc.stderr
+    assert "VALIDATION FAILED" in said["wrong.ipynb"] and "# Self-check: seq2col" in said["wrong.ipynb"]
+    assert "Success! Your notebook passes all the tests." in said[notebook.name], said[notebook.name][-2000:]
