@@ -1,11 +1,12 @@
 """seqgrade's grader: sandboxed execution of student notebooks and property-based checks.
 
-Layers, lowest first (a module may import only from layers below it; tests/test_layering.py checks):
-  0. version, errors, results, codec, compare              plain data, no student code
-  1. strategies, checks, registry                          what is graded and how
+Layers, lowest first (a module may import only from layers below it; tests/test_layering.py checks,
+and docs/architecture.md lists every module):
+  0. version, errors, results, codec, calls, compare, ...  plain data, no student code
+  1. strategies, standins, checks, assignments, registry   what is graded and how
   2. notebook, sandbox, backends                           getting student code to run somewhere safe
   3. grading                                               one notebook end to end
-  4. batch, release, report, nbgrader_hook, demo, cli      what users run
+  4. batch, release, report, gradescope, demo, cli, ...    what users run
 """
 import os as _os
 import tempfile as _tempfile

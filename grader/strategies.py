@@ -107,7 +107,8 @@ def attention_inputs(dims: dict, *, batched: bool = True) -> list[torch.Tensor]:
 
 
 def ar_coefficients(*, max_order: int = 5):
-    """AR weights ``w[tau]`` for ``tau = 0..s-1`` as a float64 array (values shrink towards 0 and 1)."""
+    """AR weights ``w`` of order ``s`` (1 to ``max_order``), oldest input first as ``ar_fit`` returns them
+    (``w[-1]`` multiplies the newest), as a float64 array of a few simple values."""
     return st.lists(st.sampled_from([1.0, -1.0, 0.5, 2.0, 0.0, -0.25]), min_size=1, max_size=max_order).map(
         lambda w: np.array(w, dtype=np.float64)
     )
