@@ -59,7 +59,7 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
 
 def cmd_grade(args, console: Console) -> int:
     # Everything a user can get wrong is checked before the sandbox starts and torch is imported.
-    _limits(args)
+    limits = _limits(args)
     _check_assignment(args.assignment)
     path = Path(args.notebook)
     if path.is_dir():
@@ -77,21 +77,19 @@ def cmd_grade(args, console: Console) -> int:
         from .sandbox.launch import launch_zygote
         launched = launch_zygote()  # starts importing torch over there while we import it here
     try:
-        return _grade(args, console, launched)
+        return _grade(args, console, limits, path, launched)
     finally:
         if launched is not None and launched[0].poll() is None:  # never handed to a Grader (which reaps it)
             launched[0].kill()
             launched[0].wait()
 
 
-def _grade(args, console: Console, launched) -> int:
+def _grade(args, console: Console, limits: Limits, path: Path, launched) -> int:
     from .grading import Grader
     from .report.html import render
     from .report.terminal import print_summary
     from .fsutil import write_atomic
 
-    limits = _limits(args)
-    path = Path(args.notebook)
     with Grader(limits, backend=args.backend, launched=launched) as grader:
         result = grader.grade(path, args.assignment)
     if args.feedback:

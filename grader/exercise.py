@@ -86,3 +86,10 @@ class Assignment:
             if e.id == exercise_id:
                 return e
         raise KeyError(f"{self.id} has no exercise {exercise_id!r}")
+
+    def check_property(self, exercise_id: str, check_name: str) -> str:
+        """The property sentence of one check, as `seqgrade list` prints it ("" when there is no such check)."""
+        for e in self.exercises:
+            if e.id == exercise_id:
+                return next((c.property for c in e.checks if c.name == check_name), "")
+        return ""

@@ -20,25 +20,29 @@ from .calls import StudentAborted, StudentCode
 from .checks.base import FAILURE_KINDS, run_check
 from .checks.properties import Degenerate
 from .registry import Exercise
-from .results import CheckResult, ExerciseResult
+from .results import MANUAL_CHECK, CheckResult, ExerciseResult
 
 SHOWN_BY_FIRST = ("type", "shape", "dtype", "values")  # kinds a later reference check would only repeat
 
 
 def manual_result(exercise: Exercise) -> ExerciseResult:
-    check = CheckResult(name="manual_review", status="manual", points=0, max_points=exercise.points,
+    check = CheckResult(name=MANUAL_CHECK, status="manual", points=0, max_points=exercise.points,
                         message="graded by course staff")
     return ExerciseResult(id=exercise.id, checks=(check,), max_score=exercise.points, manual=True)
+
+
+def uniform_checks(exercise: Exercise, status: str, message: str, kind: str) -> tuple[CheckResult, ...]:
+    """Every check of a (non-manual) exercise at 0 points, with the same status, message and kind."""
+    return tuple(CheckResult(name=c.name, status=status, points=0, max_points=c.points, message=message, kind=kind)
+                 for c in exercise.checks)
 
 
 def uniform_result(exercise: Exercise, status: str, message: str, kind: str) -> ExerciseResult:
     """Every check of the exercise with the same status and message (nothing to run them on)."""
     if exercise.kind == "manual":
         return manual_result(exercise)
-    checks = tuple(CheckResult(name=c.name, status=status, points=0, max_points=c.points, message=message, kind=kind)
-                   for c in exercise.checks)
-    return ExerciseResult(id=exercise.id, checks=checks, max_score=exercise.points,
-                          root_cause=f"{FAILURE_KINDS.get(kind, kind)}: {message}")
+    return ExerciseResult(id=exercise.id, checks=uniform_checks(exercise, status, message, kind),
+                          max_score=exercise.points, root_cause=f"{FAILURE_KINDS.get(kind, kind)}: {message}")
 
 
 def _first_line(text: str) -> str:

@@ -11,23 +11,21 @@ from __future__ import annotations
 import csv
 import html
 import io
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ScoreFileError, UsageError
 from ..fsutil import ensure_writable_dir, write_atomic
-from ..results import StaffMark
+from ..results import MANUAL_CHECK, StaffMark
 from .record import BatchRecord, read_record
-from .staff import Target, load_marks, save_marks
+from .staff import Target, load_marks, points_allowed, save_marks
 
 if TYPE_CHECKING:
     from ..registry import Assignment
 
 EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment")
 REQUIRED_COLUMNS = ("student", "question", "points")
-CHECK = "manual_review"  # the one check of a manual question
 FORMGRADER = "formgrader"
 
 
@@ -71,7 +69,7 @@ def answers_page(assignment: Assignment, question: str, max_points: float, recor
     parts = []
     for student, who in sorted(record.students.items()):
         answer = who.answers.get(question, "")
-        mark = marks.get(Target(student, question, CHECK))
+        mark = marks.get(Target(student, question, MANUAL_CHECK))
         scored = f" · scored {mark.points:g}/{max_points:g}" + (f": {html.escape(mark.reason)}" if mark and mark.reason else "") if mark else ""
         label = " · ".join(filter(None, [html.escape(who.name), html.escape(who.notebook)]))
         body = (f'<div class="answer">{render_answer(answer)}</div>' if answer.strip()
@@ -98,7 +96,7 @@ def answers_csv(question: str, max_points: float, record: BatchRecord, marks: di
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
     for student, who in sorted(record.students.items()):
-        mark = marks.get(Target(student, question, CHECK))
+        mark = marks.get(Target(student, question, MANUAL_CHECK))
         writer.writerow([student, spreadsheet_safe(who.notebook), question, spreadsheet_safe(who.answers.get(question, "")), f"{max_points:g}",
                          f"{mark.points:g}" if mark else "", mark.reason if mark else ""])
     return buf.getvalue()
@@ -129,13 +127,13 @@ def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Pat
 
 # ---- import -------------------------------------------------------------------------------------
 
-def _number(text: str, path, row: int, column: str, low: float, high: float) -> float:
+def _number(text: str, path, row: int, column: str, high: float) -> float:
     try:
         value = float(text)
     except ValueError:
         raise ScoreFileError(path, row, column, f"{text!r} is not a number") from None
-    if not math.isfinite(value) or not low <= value <= high:
-        raise ScoreFileError(path, row, column, f"{text} is outside [{low:g}, {high:g}]")
+    if not points_allowed(value, high):
+        raise ScoreFileError(path, row, column, f"{text} is outside [0, {high:g}]")
     return value
 
 
@@ -170,8 +168,8 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         if not points_text:
             skipped += 1
             continue
-        points = _number(points_text, path, row_number, "points", 0.0, questions[question])
-        target = Target(student, question, CHECK)
+        points = _number(points_text, path, row_number, "points", questions[question])
+        target = Target(student, question, MANUAL_CHECK)
         if target in seen:
             raise ScoreFileError(path, row_number, "student", f"{student} {question} was already scored in row {seen[target]}")
         seen[target] = row_number
@@ -209,10 +207,10 @@ def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: 
     url = db_url or record.gradebook_url(outdir)
     new = {}
     for (student, question), points in read_gradebook_manual_scores(url, assignment, record.students).items():
-        if not (math.isfinite(points) and 0 <= points <= questions[question]):
+        if not points_allowed(points, questions[question]):
             raise ScoreFileError("the gradebook", 0, "manual_score",
                                  f"{student} {question} has {points:g}, outside [0, {questions[question]:g}]")
-        new[Target(student, question, CHECK)] = StaffMark(kind="manual", points=points, reason="", by=by)
+        new[Target(student, question, MANUAL_CHECK)] = StaffMark(kind="manual", points=points, reason="", by=by)
     return _store(outdir, record, new, 0)
 
 

@@ -6,13 +6,12 @@ grader's own points at the time are kept with it, and a later regrade that chang
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from ..errors import UsageError
 from ..results import StaffMark
 from .record import read_record
-from .staff import Target, load_marks, resolve_check, save_marks
+from .staff import Target, load_marks, points_allowed, resolve_check, save_marks
 
 
 def _target(outdir, student: str, spec: str):
@@ -32,17 +31,13 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
     if not reason or not reason.strip():
         raise UsageError("an override needs a reason (--reason TEXT); the student sees it on the feedback page")
     record, target, max_points = _target(outdir, student, spec)
-    if not (math.isfinite(points) and 0 <= points <= max_points):
+    if not points_allowed(points, max_points):
         raise UsageError(f"points must be within [0, {max_points:g}] for {target.exercise}.{target.check}; got {points:g}")
     from . import outputs
 
-    grader_points = 0.0
     stored = outputs.read_result(Path(outdir), student)
-    if stored is not None:
-        for e in stored[0].exercises:
-            for c in e.checks:
-                if (e.id, c.name) == (target.exercise, target.check):
-                    grader_points = c.points
+    grader_points = next((c.points for e in stored[0].exercises if e.id == target.exercise
+                          for c in e.checks if c.name == target.check), 0.0) if stored is not None else 0.0
     mark = StaffMark(kind="override", points=points, reason=reason.strip(), by=by, grader_points=grader_points)
     marks = load_marks(outdir)
     marks[target] = mark
@@ -63,5 +58,4 @@ def list_marks(outdir: str | Path, kind: str | None = "override") -> list[tuple[
     """The stored marks (overrides by default; ``kind=None`` for all), sorted by student and check."""
     read_record(outdir)  # says so when OUTDIR holds no batch
     marks = load_marks(outdir)
-    return sorted(((t, m) for t, m in marks.items() if kind is None or m.kind == kind),
-                  key=lambda item: (item[0].student, item[0].exercise, item[0].check))
+    return sorted(((t, m) for t, m in marks.items() if kind is None or m.kind == kind), key=lambda item: item[0])

@@ -7,13 +7,14 @@ marks survive regrades whether or not the notebook changed. Written atomically; 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..fsutil import write_atomic
-from ..results import NotebookResult, StaffMark
+from ..results import MANUAL_CHECK, NotebookResult, StaffMark
 
 if TYPE_CHECKING:
     from ..registry import Assignment
@@ -22,9 +23,9 @@ STAFF_FILE = "staff.json"
 STAFF_SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Target:
-    """One check of one student's notebook."""
+    """One check of one student's notebook (ordered by student, exercise, check)."""
     student: str
     exercise: str
     check: str
@@ -42,7 +43,7 @@ def resolve_check(assignment: Assignment, spec: str) -> tuple[str, str, float]:
     except KeyError:
         known = ", ".join(e.id for e in assignment.exercises)
         raise UsageError(f"{assignment.id} has no exercise {exercise_id!r}; its exercises: {known}") from None
-    checks = {"manual_review": exercise.points} if exercise.kind == "manual" else {c.name: c.points for c in exercise.checks}
+    checks = {MANUAL_CHECK: exercise.points} if exercise.kind == "manual" else {c.name: c.points for c in exercise.checks}
     if not check:
         if len(checks) != 1:
             raise UsageError(f"{exercise_id} has {len(checks)} checks; name one as {exercise_id}.CHECK: {', '.join(checks)}")
@@ -50,6 +51,11 @@ def resolve_check(assignment: Assignment, spec: str) -> tuple[str, str, float]:
     if check not in checks:
         raise UsageError(f"{exercise_id} has no check {check!r}; its checks: {', '.join(checks)}")
     return exercise_id, check, float(checks[check])
+
+
+def points_allowed(points: float, max_points: float) -> bool:
+    """A mark's points must be a finite number within [0, the check's points]."""
+    return math.isfinite(points) and 0 <= points <= max_points
 
 
 def staff_path(outdir: str | Path) -> Path:
@@ -81,7 +87,7 @@ def load_marks(outdir: str | Path) -> dict[Target, StaffMark]:
 def save_marks(outdir: str | Path, assignment: str, marks: dict[Target, StaffMark]) -> None:
     entries = [{"student": t.student, "exercise": t.exercise, "check": t.check, "kind": m.kind, "points": m.points,
                 "reason": m.reason, "by": m.by, "grader_points": m.grader_points}
-               for t, m in sorted(marks.items(), key=lambda item: (item[0].student, item[0].exercise, item[0].check))]
+               for t, m in sorted(marks.items(), key=lambda item: item[0])]
     data = {"version": STAFF_SCHEMA_VERSION, "assignment": assignment, "marks": entries}
     write_atomic(staff_path(outdir), json.dumps(data, indent=2, allow_nan=False) + "\n")
 

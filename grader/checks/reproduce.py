@@ -70,17 +70,20 @@ def show(value) -> str:
     if data.size <= SHOWN_VALUES:
         body = np.array2string(data, precision=4, separator=", ", threshold=sys.maxsize, max_line_width=100)
         return head + ":\n      " + body.replace("\n", "\n      ")
-    first = np.array2string(data.reshape(-1)[:8], precision=4, separator=", ", max_line_width=sys.maxsize)
-    return f"{head}; first entries (flattened) {first[:-1]}, ...]"
+    return f"{head}; first entries (flattened) {_first_entries(data)}"
+
+
+def _first_entries(data: np.ndarray) -> str:
+    """The first 8 numbers of an array, flattened, on one line ("..." before the bracket when there are more)."""
+    flat = data.reshape(-1)
+    text = np.array2string(flat[:8], precision=4, separator=", ", max_line_width=sys.maxsize)
+    return text if flat.size <= 8 else text[:-1] + ", ...]"
 
 
 def _brief(value) -> str:
     """An array on one line: kind, shape, dtype and its first entries."""
     data, dtype, lib = _array(value)
-    flat = data.reshape(-1)
-    text = np.array2string(flat[:8], precision=4, separator=", ", max_line_width=sys.maxsize)
-    text = text if flat.size <= 8 else text[:-1] + ", ...]"
-    return f"{'tensor' if lib == 'torch' else 'array'} of shape {tuple(data.shape)}, {dtype}: {text}"
+    return f"{'tensor' if lib == 'torch' else 'array'} of shape {tuple(data.shape)}, {dtype}: {_first_entries(data)}"
 
 
 def _show_sequence(value) -> str:

@@ -19,18 +19,6 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def _property(assignment: "Assignment", exercise_id: str, check_name: str) -> str:
-    """The check's property sentence from the registry (its function name if the registry lacks it)."""
-    try:
-        exercise = assignment.exercise(exercise_id)
-    except KeyError:
-        return check_name
-    for check in exercise.checks:
-        if check.name == check_name:
-            return check.property or check_name
-    return check_name
-
-
 def summary_line(result: NotebookResult) -> str:
     text = (f"{_fmt(result.score)} of {_fmt(result.gradable_points)} automatically graded points "
             f"for {result.notebook} ({result.assignment}).")
@@ -72,7 +60,8 @@ def results_from_notebook(result: NotebookResult, assignment: "Assignment", *, v
             else:
                 passed = check.status == "passed" and check.points >= check.max_points
                 output = check.message or ("passed" if passed else check.status)
-            name = "written answer" if check.status == "manual" else _property(assignment, exercise.id, check.name)
+            name = ("written answer" if check.status == "manual"
+                    else assignment.check_property(exercise.id, check.name) or check.name)
             tests.append({"name": f"{exercise.id}: {name}", "number": number, "score": check.awarded,
                           "max_score": check.max_points, "status": "passed" if passed else "failed", "output": output})
     return {"score": result.score, "output": summary_line(result), "visibility": visibility,

@@ -46,13 +46,12 @@ def influence_svg(matrix: list[list[int]], cell: int = 22) -> str:
     return "".join(parts)
 
 
-def _properties(assignment_id: str) -> dict[tuple[str, str], str]:
-    """(exercise id, check name) -> the property sentence the registry gives that check."""
+def _assignment(assignment_id: str):
+    """The registry's assignment of a result (None for one the registry does not know)."""
     try:
-        assignment = get_assignment(assignment_id)
+        return get_assignment(assignment_id)
     except UnknownAssignment:
-        return {}
-    return {(e.id, c.name): c.property for e in assignment.exercises for c in e.checks}
+        return None
 
 
 def _points(x: float) -> str:
@@ -114,10 +113,10 @@ def _check_row(c: CheckResult, sentence: str) -> str:
 
 
 def render(result: NotebookResult) -> str:
-    sentences = _properties(result.assignment)
+    assignment = _assignment(result.assignment)
     rows = []
     for e in result.exercises:
-        checks = "".join(_check_row(c, sentences.get((e.id, c.name), "")) for c in e.checks)
+        checks = "".join(_check_row(c, assignment.check_property(e.id, c.name) if assignment else "") for c in e.checks)
         root = f'<p class="root">First problem: {escape(e.root_cause)}</p>' if e.root_cause else ""
         pending = f"; {e.pending_points:g} pending" if e.pending_points else ""
         rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)} <span class="note">'
