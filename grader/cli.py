@@ -48,7 +48,8 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
                    help=f"wall-clock budget of one notebook (default {d.submission_timeout_s:g})")
     p.add_argument("--call-cpu", type=float, default=d.call_cpu_s, metavar="SECONDS",
                    help=f"user CPU time one call into student code may use, measured outside the sandbox "
-                        f"(default {d.call_cpu_s:g})")
+                        f"(default {d.call_cpu_s:g}; a function whose honest calls are heavier keeps its own "
+                        f"larger budget)")
     p.add_argument("--call-timeout", type=float, default=d.call_timeout_s, metavar="SECONDS",
                    help=f"wall-clock backstop of one call, for code that sleeps (default {d.call_timeout_s:g})")
     p.add_argument("--memory-mb", type=int, default=d.memory_mb, metavar="MB",

@@ -56,6 +56,9 @@ class Exercise:
     # Returns why the student's function does no real work (constant, zeros, echo, always raises), or
     # None; the "own" checks pay only when it returns None.
     probe: Callable | None = None
+    # CPU seconds one call of this function may use, for functions whose honest calls are heavier than
+    # the default budget allows for (Limits.call_cpu_s, which is the least any function gets).
+    call_cpu_s: float | None = None
 
     @property
     def points(self) -> float:
@@ -68,6 +71,11 @@ class Assignment:
     notebook: str
     exercises: tuple[Exercise, ...]
     modules: tuple[str, ...] = ()  # helper modules shipped beside the notebook (imported, inert, when grading)
+
+    @property
+    def call_budgets(self) -> dict[str, float]:
+        """The functions that declare their own CPU budget per call, and the budget."""
+        return {e.id: e.call_cpu_s for e in self.exercises if e.call_cpu_s is not None}
 
     def __post_init__(self):
         seen: set[str] = set()

@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 
 from .backends.inprocess import InProcess
 from .calls import StudentAborted
+from .checks import drawn
 from .judge import judge_exercise, uniform_result
 from .errors import InvalidNotebook, UsageError
 from .notebook import Submission, defining_cells, load_submission
@@ -98,7 +99,9 @@ class Grader:
             reason = f"this notebook belongs to assignment {submission.assignment!r}, not {target.id!r}"
             return NotebookResult(assignment=target.id, notebook=name, status="wrong_assignment", reason=reason,
                                   exercises=_all_checks(target, "missing", reason), max_score=target.max_score)
-        return self._grade_submission(submission, target, name)
+        result = self._grade_submission(submission, target, name)
+        drawn.save()  # cases drawn for the first time in this process, for the next one
+        return result
 
     def _grade_submission(self, submission: Submission, target: Assignment, name: str) -> NotebookResult:
         if self._zygote is None:
@@ -106,7 +109,7 @@ class Grader:
             exercises = grade_exercises(target, student, missing_explainer(submission, reports))
         else:
             from .sandbox.client import Session
-            session = Session(self._zygote, submission.cells, self.limits, target.modules)
+            session = Session(self._zygote, submission.cells, self.limits, target.modules, target.call_budgets)
             try:
                 try:
                     session.open()

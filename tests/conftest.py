@@ -1,5 +1,13 @@
-"""Test-wide settings: hypothesis profiles (``ci`` is derandomized and loaded when CI is set)."""
+"""Test-wide settings: hypothesis profiles (``ci`` is derandomized and loaded when CI is set), and a
+store of drawn examples of the suite's own (grader.checks.drawn), shared by the processes it starts."""
+import atexit
 import os
+import shutil
+import tempfile
+
+if "SEQGRADE_CACHE_DIR" not in os.environ:
+    os.environ["SEQGRADE_CACHE_DIR"] = tempfile.mkdtemp(prefix="seqgrade-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["SEQGRADE_CACHE_DIR"], True)
 
 from hypothesis import HealthCheck, settings
 

@@ -17,6 +17,7 @@ from hypothesis.errors import Flaky, Unsatisfiable
 from ..calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
 from ..compare import compare_arrays, describe
 from ..results import CheckResult
+from . import drawn
 from .reproduce import appendix
 
 GRADING_SETTINGS = settings(
@@ -176,8 +177,9 @@ class Skip(Exception):
     """Raised by a property for an example it cannot judge (the answer does no work on that input)."""
 
 
-# Examples drawn once per process and check, replayed for every student (see for_all). REPLAY = False
-# makes every check run hypothesis directly (the tests compare the two ways).
+# Examples drawn once per process and check (or read from the store of an earlier process, see
+# checks.drawn), replayed for every student (see for_all). REPLAY = False makes every check run
+# hypothesis directly (the tests compare the two ways).
 _DRAWN: dict[tuple, list] = {}
 REPLAY = True
 
@@ -212,9 +214,14 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
         property_holds = example(case)(property_holds)
     key = (prop.__code__, max_examples, len(examples))
     if REPLAY and key not in _DRAWN:
-        recording = []
-        property_holds()
-        _DRAWN[key], recording = recording, None
+        stored_as = drawn.key_of(*key)
+        stored = drawn.store().get(stored_as)
+        if stored is None:
+            recording = []
+            property_holds()
+            stored, recording = recording, None
+            drawn.store().put(stored_as, stored)
+        _DRAWN[key] = stored
     try:
         for case in _DRAWN.get(key, ()) if REPLAY else ():
             prop(copy.deepcopy(case))

@@ -129,8 +129,10 @@ class Zygote:
 class Session:
     """One submission's jailed process, seen through the StudentCode interface."""
 
-    def __init__(self, zygote: Zygote, cells: Sequence[tuple[int, str]], limits: Limits, modules: Sequence[str] = ()):
+    def __init__(self, zygote: Zygote, cells: Sequence[tuple[int, str]], limits: Limits, modules: Sequence[str] = (),
+                 budgets: Mapping[str, float] | None = None):
         self.zygote, self.cells, self.limits, self.modules = zygote, list(cells), limits, list(modules)
+        self.budgets = dict(budgets or {})  # function -> CPU seconds of one call, where it declares its own
         self.deadline = time.monotonic() + limits.submission_timeout_s
         self.skip: dict[int, dict] = {}  # cells not run again after they hung or ended the process
         self.cell_reports: dict[int, dict] = {}
@@ -140,6 +142,7 @@ class Session:
         self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
         self._defines: dict[str, bool] = {}
         self._broken: dict[str, BaseException] = {}  # functions that hung or ended the process: not called again
+        self._spare: tuple[socket.socket, socket.socket] | None = None  # a jail built ahead, for the next restart
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def _kill(self) -> None:
@@ -179,16 +182,8 @@ class Session:
             return f"killed by {name}{hint}"
         return f"exited with status {code}" if code is not None else ""
 
-    def _remaining(self, limit: float) -> float:
-        return min(limit, self.deadline - time.monotonic())
-
-    def _start(self) -> None:
-        if time.monotonic() >= self.deadline:
-            raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s")
-        if self.restarts > MAX_RESTARTS:
-            raise StudentCrashed("the notebook's process had to be restarted too often; remaining checks were not run")
-        self.restarts += 1
-        self.sock, self.ctl = self.zygote.spawn(self.limits)
+    def _handshake(self) -> None:
+        """Receive the new jail's pidfd and process group from its monitor (trusted), or say why not."""
         self.ctl.settimeout(30)
         try:
             msg, fds, _, _ = socket.recv_fds(self.ctl, 4096, 1)
@@ -206,6 +201,21 @@ class Session:
             self.pgid = int(json.loads(msg).get("pid"))  # S leads a process group of its own (the monitor sets it)
         except (ValueError, TypeError, AttributeError):
             self.pgid = None
+
+    def _remaining(self, limit: float) -> float:
+        return min(limit, self.deadline - time.monotonic())
+
+    def _start(self) -> None:
+        if time.monotonic() >= self.deadline:
+            raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s")
+        if self.restarts > MAX_RESTARTS:
+            raise StudentCrashed("the notebook's process had to be restarted too often; remaining checks were not run")
+        self.restarts += 1
+        if self._spare is not None:
+            (self.sock, self.ctl), self._spare = self._spare, None
+        else:
+            self.sock, self.ctl = self.zygote.spawn(self.limits)
+        self._handshake()
         framing.send(self.sock, {"op": "run", "modules": self.modules,
                                  "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
         current, cpu = None, [None]
@@ -242,6 +252,10 @@ class Session:
                                                      "message": str(msg.get("message", ""))[:500]})
                 current = None
             elif op == "ready":
+                if self.restarts > 1 and self._spare is None:
+                    # This notebook has hung or crashed once already: the next jail is built now, beside
+                    # the calls (its cells run only when it is needed, so their CPU time is measured).
+                    self._spare = self.zygote.spawn(self.limits)
                 return
             else:
                 self._kill()
@@ -257,6 +271,13 @@ class Session:
 
     def close(self) -> None:
         self._kill()
+        if self._spare is not None:  # ended the way a used jail is: killed through its pidfd
+            (self.sock, self.ctl), self._spare = self._spare, None
+            try:
+                self._handshake()
+            except SandboxError:
+                pass
+            self._kill()
 
     # --- StudentCode --------------------------------------------------------------------------------
     def _request(self, request: dict, values: dict, name: str, stand_ins: Mapping[str, StandInHandler] | None = None,
@@ -267,7 +288,7 @@ class Session:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
         cpu = [None]  # the sandbox's CPU time when the call began to take a while (see _wait_readable)
-        budget = self.limits.large_call_cpu_s if watch is not None else self.limits.call_cpu_s
+        budget = self.limits.large_call_cpu_s if watch is not None else self.limits.call_budget(self.budgets.get(name))
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
@@ -313,7 +334,7 @@ class Session:
                     raise framing.TimedOut()
             # A memory watch samples often; otherwise the poll stays well below the budget, so a hung call
             # is stopped close to its budget rather than up to one long poll later.
-            step = min(step * 2, 0.01 if watch is not None else min(0.05, budget / 5))
+            step = min(step * 2, 0.01 if watch is not None else min(0.05, budget / 10))
 
     def defines(self, name: str) -> bool:
         if name not in self._defines:

@@ -8,14 +8,16 @@ ISOLATION_LEVELS = ("namespaces", "rlimits")
 
 @dataclass(frozen=True)
 class Limits:
-    # One call of a student function is stopped when the sandbox's processes have used call_cpu_s of user
-    # CPU time on it (measured from outside, so a loaded machine changes nothing), or, for code that
-    # sleeps, after call_timeout_s of wall-clock time. Honest calls here use at most 10-20 ms (every
-    # solution and alternative of the four assignments, measured by benchmarks/call_cpu.py), so a student's
-    # answer may be ten times slower than ours; the calls whose memory is measured run attention over
-    # 4096 x 4096 scores (30-90 ms honest, a naive version several times that) and get large_call_cpu_s,
-    # so a slow but correct answer fails on memory, not time.
-    call_cpu_s: float = 0.25
+    # One call of a student function is stopped when the sandbox's processes have used its CPU budget of
+    # user time on it (measured from outside, so a loaded machine changes nothing), or, for code that
+    # sleeps, after call_timeout_s of wall-clock time. call_cpu_s is every function's budget, at least:
+    # honest calls of most functions use at most a few milliseconds (every solution and alternative of
+    # the four assignments, measured by benchmarks/call_cpu.py), so a student's answer may be more than
+    # ten times slower than the slowest of them; a function whose honest calls are heavier declares its
+    # own budget (Exercise.call_cpu_s). The calls whose memory is measured run attention over 4096 x 4096
+    # scores (30-90 ms honest, a naive version several times that) and get large_call_cpu_s, so a slow
+    # but correct answer fails on memory, not time.
+    call_cpu_s: float = 0.1
     large_call_cpu_s: float = 2.0
     call_timeout_s: float = 10.0
     cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
@@ -39,6 +41,13 @@ class Limits:
         for name in ("cpu_s", "memory_mb", "total_memory_mb", "nproc", "file_size_mb", "scratch_mb", "open_files"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
+
+    def call_budget(self, declared: float | None) -> float:
+        """CPU seconds one call may use: a function's declared budget, never less than call_cpu_s and
+        never more than the whole notebook's time."""
+        if declared is None:
+            return self.call_cpu_s
+        return min(max(self.call_cpu_s, declared), self.submission_timeout_s)
 
     def with_timeout(self, seconds: float | None) -> "Limits":
         """Scale the wall-clock limits so that one notebook takes at most ``seconds``."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.calls import StudentTimeout
 from grader.judge import judge_exercise
 from grader.registry import SEQUENCE_MODELS
 from grader.sandbox.client import PROJECT_ROOT, Session, Zygote
@@ -142,6 +143,60 @@ def test_a_function_that_hangs_costs_one_timeout_and_only_its_own_points(zygote)
         assert all(r.status == "passed" for r in score(session, "recurrent_unit"))
     finally:
         session.close()
+
+
+BURN = """
+import time
+def burn(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return seconds
+def spin():
+    while True:
+        pass
+"""
+
+
+def test_a_call_is_stopped_at_its_functions_declared_cpu_budget_not_the_default(zygote):
+    default = run(zygote, BURN)
+    declared = Session(zygote, [(0, BURN)], LIMITS, budgets={"burn": 1.5}).open()
+    try:
+        with pytest.raises(StudentTimeout, match=f"after {LIMITS.call_cpu_s:g} s of CPU"):
+            default.call("burn", [0.4])
+        assert declared.call("burn", [0.4]).value == 0.4  # 0.4 s of CPU: over the default, within its own
+        with pytest.raises(StudentTimeout, match="after 1.5 s of CPU"):
+            declared.call("burn", [3.0])
+    finally:
+        default.close()
+        declared.close()
+
+
+def test_budgets_are_at_least_the_default_and_at_most_the_notebooks_time():
+    limits = Limits(call_cpu_s=0.1, submission_timeout_s=5)
+    assert limits.call_budget(None) == 0.1
+    assert limits.call_budget(0.01) == 0.1  # a declared budget never lowers --call-cpu
+    assert limits.call_budget(0.25) == 0.25
+    assert limits.call_budget(60) == 5
+
+
+def test_restarts_after_hangs_use_a_jail_built_ahead_and_closing_leaves_nothing(zygote):
+    session = run(zygote, SOLUTION, BURN + "\ndef other():\n    while True:\n        pass\n")
+    try:
+        with pytest.raises(StudentTimeout):
+            session.call("spin", [])
+        assert session._spare is None  # built only once the notebook has hung or crashed
+        with pytest.raises(StudentTimeout):
+            session.call("other", [])  # its restart built one ahead
+        assert session._spare is not None
+        spare = session._spare
+        assert all(r.status == "passed" for r in score(session, "causal_mask"))  # runs in the spare
+        assert session._spare is not spare and session._spare is not None
+        assert session.restarts == 3
+    finally:
+        session.close()
+    time.sleep(0.3)
+    assert sandbox_processes() == []
 
 
 def test_memory_bomb_is_stopped(zygote):
