@@ -29,13 +29,19 @@ class Submission:
 
 
 def _ipython_to_python():
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    manager = TransformerManager()
+    manager = []
 
     def transform(source: str) -> str:
         try:
-            return manager.transform_cell(source)
+            ast.parse(source)
+            return source  # plain Python has no IPython syntax to turn into calls
+        except (SyntaxError, ValueError):
+            pass
+        if not manager:  # imported for the first cell that needs it (0.1 s; most notebooks have none)
+            from IPython.core.inputtransformer2 import TransformerManager
+            manager.append(TransformerManager())
+        try:
+            return manager[0].transform_cell(source)
         except Exception:  # leave it; a SyntaxError will be recorded for the cell
             return source
 

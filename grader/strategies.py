@@ -7,11 +7,61 @@ value by value, so a failure shrinks to a short sequence of small integers a stu
 """
 from __future__ import annotations
 
+import importlib
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import torch
-from hypothesis import strategies as st
+
+_UNSET = object()
+
+
+class Later:
+    """A hypothesis expression evaluated when first needed (``st.integers(1, 4).map(f)`` is one).
+
+    Importing hypothesis costs about 0.2 s, and a process that replays stored cases (checks.drawn) on a
+    notebook that passes never needs it; strategies are written as usual against ``st`` below. Once
+    hypothesis is imported, new expressions are built at once (inside a composite strategy, ``draw``
+    needs real strategies)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make):
+        self._make, self._value = make, _UNSET
+
+    def __getattr__(self, name: str):
+        if _loaded():
+            return getattr(resolve(self), name)
+        return Later(lambda: getattr(resolve(self), name))
+
+    def __call__(self, *args, **kwargs):
+        if _loaded():
+            return resolve(self)(*resolve(args), **resolve(kwargs))
+        return Later(lambda: resolve(self)(*resolve(args), **resolve(kwargs)))
+
+    def __repr__(self) -> str:
+        return "<hypothesis expression, not evaluated yet>" if self._value is _UNSET else repr(self._value)
+
+
+def _loaded() -> bool:
+    return "hypothesis.strategies" in sys.modules
+
+
+def resolve(x):
+    """``x`` with every :class:`Later` in it (in tuples, lists and dict values too) evaluated."""
+    if type(x) is Later:
+        if x._value is _UNSET:
+            x._value, x._make = resolve(x._make()), None
+        return x._value
+    if type(x) in (tuple, list):
+        return type(x)(resolve(v) for v in x)
+    if type(x) is dict:
+        return {k: resolve(v) for k, v in x.items()}
+    return x
+
+
+st = Later(lambda: importlib.import_module("hypothesis.strategies"))
 
 
 def _bounded(name: str, lo: int, hi: int) -> None:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from hypothesis import strategies as st
 
 import reference
 
+from ..strategies import st  # hypothesis, imported when first needed
 from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import attention_inputs, gaussian

@@ -7,30 +7,45 @@ smallest counterexample. ``run_check`` turns whatever a check raised into a :cla
 from __future__ import annotations
 
 import copy
+import importlib
+import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from hypothesis import HealthCheck, Phase, Verbosity, example, given, reject, settings
-from hypothesis.errors import Flaky, Unsatisfiable
-
 from ..calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
 from ..compare import compare_arrays, describe
 from ..results import CheckResult
+from ..strategies import Later, resolve
 from . import drawn
 from .reproduce import appendix
 
-GRADING_SETTINGS = settings(
+
+def _hypothesis():
+    return importlib.import_module("hypothesis")
+
+
+# hypothesis is imported when a check first draws or searches (see strategies.Later): a process that
+# replays stored cases on a notebook that passes never imports it.
+settings, given, example, reject = (Later(lambda name=name: getattr(_hypothesis(), name))
+                                    for name in ("settings", "given", "example", "reject"))
+GRADING_SETTINGS = Later(lambda: _hypothesis().settings(
     max_examples=12,
     derandomize=True,
     database=None,
     deadline=None,
     print_blob=False,
     report_multiple_bugs=False,
-    verbosity=Verbosity.quiet,
-    phases=(Phase.explicit, Phase.generate, Phase.shrink),
-    suppress_health_check=list(HealthCheck),
-)
+    verbosity=_hypothesis().Verbosity.quiet,
+    phases=(_hypothesis().Phase.explicit, _hypothesis().Phase.generate, _hypothesis().Phase.shrink),
+    suppress_health_check=list(_hypothesis().HealthCheck),
+))
+
+
+def _hypothesis_error(exc: BaseException, name: str) -> bool:
+    """``exc`` is hypothesis's error ``name`` (False when hypothesis was never imported)."""
+    errors = sys.modules.get("hypothesis.errors")
+    return errors is not None and isinstance(exc, getattr(errors, name))
 
 
 FAILURE_KINDS = {
@@ -218,7 +233,7 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
         stored = drawn.store().get(stored_as)
         if stored is None:
             recording = []
-            property_holds()
+            resolve(property_holds)()
             stored, recording = recording, None
             drawn.store().put(stored_as, stored)
         _DRAWN[key] = stored
@@ -230,8 +245,10 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
     except Exception:  # a failure or a skipped case: let hypothesis find it again, and shrink it
         judged.clear()
     try:
-        property_holds()
-    except Unsatisfiable:
+        resolve(property_holds)()
+    except Exception as exc:
+        if not _hypothesis_error(exc, "Unsatisfiable"):
+            raise
         judged.clear()
     if not judged:
         raise NotJudged(unjudged or "no example could be judged", kind="degenerate")
@@ -266,10 +283,11 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
                       kind="missing")
     except StudentAborted as exc:
         return result(exc.status, exc.message, kind=exc.kind)
-    except Flaky:
-        return result("failed", "gave different answers when called twice with the same input; "
-                                "results must not depend on hidden state or randomness", kind="values")
-    except Exception as exc:  # a fault in the check itself, not the student's
+    except Exception as exc:
+        if _hypothesis_error(exc, "Flaky"):
+            return result("failed", "gave different answers when called twice with the same input; "
+                                    "results must not depend on hidden state or randomness", kind="values")
+        # a fault in the check itself, not the student's
         return result("error", f"seqgrade could not finish this check ({type(exc).__name__}: {exc}); please tell course staff",
                       kind="check_error")
     finally:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import functools
 
 import torch
-from hypothesis import strategies as st
 
 from reference import transformer as ref
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays
 from ..strategies import gaussian
 from .attention import whole_number

@@ -142,9 +142,9 @@ def folder() -> Path | None:
 
 def fingerprint() -> str:
     """A digest of everything the drawn cases depend on."""
-    import hypothesis
+    from importlib.metadata import version
 
-    h = hashlib.sha256(f"{FORMAT} {sys.version} {hypothesis.__version__} {np.__version__} {torch.__version__}".encode())
+    h = hashlib.sha256(f"{FORMAT} {sys.version} {version('hypothesis')} {np.__version__} {torch.__version__}".encode())
     for tree in _TREES:
         for path in sorted((_PROJECT / tree).rglob("*.py")):
             h.update(str(path.relative_to(_PROJECT)).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from hypothesis import strategies as st
 
 from reference import rnn_lm
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian
 from .base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call

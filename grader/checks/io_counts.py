@@ -1,10 +1,10 @@
 """Checks for attention_io (HBM traffic of standard and tiled attention) and the tiling question."""
 from __future__ import annotations
 
-from hypothesis import strategies as st
 
 from reference import recursive as ref
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import describe
 from .answers import check_letter
 from .attention import whole_number

@@ -11,10 +11,10 @@ from collections import Counter
 
 import numpy as np
 import torch
-from hypothesis import strategies as st
 
 from reference import rnn_lm
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import describe
 from .base import CheckFailed, Lazy, NotJudged, Skip, StudentErrorAt, call, fail_if, for_all
 from .properties import Degenerate

@@ -6,10 +6,10 @@ gradients are judged against finite differences of the student's own function.
 from __future__ import annotations
 
 import torch
-from hypothesis import strategies as st
 
 from reference import transformer as ref
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays
 from ..strategies import gaussian
 from .base import Lazy, call, diagnose, fail_if, for_all, format_call

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 
 import torch
-from hypothesis import strategies as st
 
 from reference import recursive as ref
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian
 from .base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from hypothesis import strategies as st
 
 import reference
 
+from ..strategies import st  # hypothesis, imported when first needed
 from .. import strategies
 from ..compare import as_numpy, compare_arrays, describe, kind_of
 from ..standins import STAND_INS, StandIn, other_unit

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import torch
-from hypothesis import strategies as st
 
 from reference import transformer as ref
 
+from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian
 from .base import CheckFailed, Lazy, Skip, call, diagnose, fail_if, for_all, format_call

@@ -117,3 +117,26 @@ def test_grades_from_stored_cases_equal_grades_from_drawn_ones_and_the_store_is_
     assert [_grade_all(s) for s in students] == drawn_once
     assert recorded == []
     assert drawn_once[1][("seq2col", "check_seq2col_windows")].status == "failed"
+
+
+LATER = """
+import sys
+from grader.grading import Grader
+result = Grader(backend="inprocess").grade(sys.argv[1], "sequence_models")
+print("hypothesis imported:", "hypothesis" in sys.modules)
+print(result.to_json())
+"""
+
+
+def test_a_process_that_replays_stored_cases_on_a_passing_notebook_never_imports_hypothesis(released, tmp_path):
+    import subprocess
+    import sys
+
+    _, solution = released
+    env = {**__import__("os").environ, "SEQGRADE_CACHE_DIR": str(tmp_path / "store")}
+    runs = [subprocess.run([sys.executable, "-c", LATER, str(solution)], env=env, capture_output=True, text=True,
+                           check=True).stdout.split("\n", 1) for _ in range(2)]
+    assert runs[0][0] == "hypothesis imported: True"  # the first process drew the cases
+    assert runs[1][0] == "hypothesis imported: False"
+    assert runs[0][1] == runs[1][1]  # and the grades are the same, byte for byte
+    assert '"score": 25.0' in runs[1][1]
