@@ -357,14 +357,16 @@ def main(argv=None) -> int:
         hang_cold = [grade_once(hang).wall_s for _ in range(max(args.reps, 1))]
         hang_warm = warm_grading_seconds(hang, max(args.reps, 1))
 
+        torch_alone = [measure([sys.executable, "-c", "import torch"]).wall_s for _ in range(3)]
         p50 = statistics.median(singles)
         p95 = singles[min(len(singles) - 1, int(round(0.95 * (len(singles) - 1))))]
         print(f"one `seqgrade grade` from process start: p50 {p50:.2f} s, p95 {p95:.2f} s (n={len(singles)}; target < 2 s); "
-              f"with an empty store of drawn examples {med(first)} s")
+              f"with an empty store of drawn examples {med(first)} s; for scale, `python -c 'import torch'` "
+              f"alone {med(torch_alone)} s on this machine now")
         print(f"a notebook that hangs in every function: `seqgrade grade` {med(hang_cold)} s; "
               f"in a warm grader {med(hang_warm)} s (target < 1.5 s)")
         if args.json:
-            Path(args.json).write_text(json.dumps({"machine": describe(), "runs": runs, "singles": singles, "first_grade": first,
+            Path(args.json).write_text(json.dumps({"machine": describe(), "runs": runs, "singles": singles, "first_grade": first, "torch_import": torch_alone,
                                                    "hang_cold": hang_cold, "hang_warm": hang_warm,
                                                    "problems": problems}, indent=2) + "\n")
     finally:

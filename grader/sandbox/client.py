@@ -292,7 +292,7 @@ class Session:
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
-                self._wait_readable(deadline, budget, cpu, watch)
+                self._wait_readable(deadline, budget, cpu, watch, idle=self.limits.call_idle_s)
                 message, reply_values = framing.recv(self.sock, deadline)
                 if message.get("op") != "helper":
                     return message, reply_values
@@ -305,19 +305,21 @@ class Session:
                 raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s") from None
             # The same words whichever limit stopped it, so the feedback does not depend on the machine's load.
             raise StudentTimeout(f"{name} did not return: it was stopped after {budget:g} s of CPU "
-                                 f"time (or {self.limits.call_timeout_s:g} s of waiting)") from None
+                                 f"time (or after waiting {self.limits.call_idle_s:g} s without computing)") from None
         except (framing.Closed, ProtocolError, OSError) as exc:
             detail = self._exit_detail() if not isinstance(exc, ProtocolError) else "it sent a malformed reply"
             self._kill()
             raise StudentCrashed(f"calling {name} ended the notebook's process ({detail or 'exit or crash'})") from None
 
-    def _wait_readable(self, deadline: float, budget: float, since: list, watch=None) -> None:
+    def _wait_readable(self, deadline: float, budget: float, since: list, watch=None, idle: float | None = None) -> None:
         """Wait until the next message starts to arrive; raise framing.TimedOut once the sandbox has used
-        ``budget`` CPU seconds (read from /proc, outside the sandbox) or the wall-clock backstop
-        ``deadline`` has passed. ``since[0]`` holds the CPU time the budget counts from: read only when a
-        wait outlasts its first 5 ms (most calls answer sooner, and then /proc is never read), so at
-        most those 5 ms go uncounted."""
+        ``budget`` CPU seconds (read from /proc, outside the sandbox), once it has computed nothing for
+        ``idle`` seconds (every thread asleep and no CPU time added: it sleeps or waits for what never
+        comes), or when the wall-clock backstop ``deadline`` has passed. ``since[0]`` holds the CPU time
+        the budget counts from: read only when a wait outlasts its first 5 ms (most calls answer sooner,
+        and then /proc is never read), so at most those 5 ms go uncounted."""
         step = 0.005
+        last_used, quiet_since = None, time.monotonic()
         while True:
             wait = min(step, deadline - time.monotonic())
             if wait <= 0:
@@ -332,6 +334,12 @@ class Session:
                     since[0] = used
                 elif used - since[0] > budget:
                     raise framing.TimedOut()
+                if idle is not None:
+                    now = time.monotonic()
+                    if used != last_used or isolation.tree_busy(self.pgid):
+                        last_used, quiet_since = used, now
+                    elif now - quiet_since > idle:
+                        raise framing.TimedOut()
             # A memory watch samples often; otherwise the poll stays well below the budget, so a hung call
             # is stopped close to its budget rather than up to one long poll later.
             step = min(step * 2, 0.01 if watch is not None else min(0.05, budget / 10))

@@ -187,6 +187,27 @@ def tree_cpu_seconds(root: int) -> float:
     return ticks / _TICKS
 
 
+def tree_busy(root: int) -> bool:
+    """Whether any thread of process ``root`` or its descendants is running, waiting for a CPU or waiting
+    for the disk (state R or D in /proc). False means every thread sleeps, is stopped or has ended: the
+    tree waits for something (a timer, a lock nobody holds, input that never comes) and computes nothing,
+    however loaded the machine is (a thread that waits for a CPU shows R)."""
+    for pid in tree_pids(root):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split(None, 1)[0]
+            except (OSError, IndexError):
+                continue
+            if state in ("R", "D"):
+                return True
+    return False
+
+
 @functools.cache
 def fix_mmap_threshold(size: int) -> bool:
     """glibc: map every allocation of ``size`` bytes or more on its own and stop adjusting the threshold

@@ -19,7 +19,8 @@ class Limits:
     # but correct answer fails on memory, not time.
     call_cpu_s: float = 0.1
     large_call_cpu_s: float = 2.0
-    call_timeout_s: float = 10.0
+    call_idle_s: float = 1.0  # a call whose processes all wait (none running) this long is stopped: it sleeps
+    call_timeout_s: float = 10.0  # wall-clock backstop of one call (code that alternates short sleeps and work)
     cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
     cell_timeout_s: float = 30.0  # wall-clock backstop of one cell (nbgrader's cell timeout)
     submission_timeout_s: float = 180.0  # wall clock for one notebook: cells and every check
@@ -35,7 +36,7 @@ class Limits:
     def __post_init__(self):
         if self.isolation not in ISOLATION_LEVELS:
             raise ValueError(f"isolation must be one of {ISOLATION_LEVELS}; got {self.isolation!r}")
-        for name in ("call_cpu_s", "large_call_cpu_s", "call_timeout_s", "cell_cpu_s", "cell_timeout_s", "submission_timeout_s"):
+        for name in ("call_cpu_s", "large_call_cpu_s", "call_idle_s", "call_timeout_s", "cell_cpu_s", "cell_timeout_s", "submission_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
         for name in ("cpu_s", "memory_mb", "total_memory_mb", "nproc", "file_size_mb", "scratch_mb", "open_files"):
@@ -55,5 +56,6 @@ class Limits:
             return self
         return replace(self, submission_timeout_s=seconds, cell_timeout_s=min(self.cell_timeout_s, seconds),
                        call_timeout_s=min(self.call_timeout_s, seconds), call_cpu_s=min(self.call_cpu_s, seconds),
+                       call_idle_s=min(self.call_idle_s, seconds),
                        large_call_cpu_s=min(self.large_call_cpu_s, seconds),
                        cell_cpu_s=min(self.cell_cpu_s, seconds))

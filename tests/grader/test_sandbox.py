@@ -172,6 +172,48 @@ def test_a_call_is_stopped_at_its_functions_declared_cpu_budget_not_the_default(
         declared.close()
 
 
+WAITS = """
+import threading, time
+def sleeps(seconds):
+    time.sleep(seconds)
+    return seconds
+def naps(seconds):
+    time.sleep(seconds)
+    return seconds
+def deadlocks():
+    lock = threading.Lock()
+    lock.acquire()
+    lock.acquire()
+def waits_for_a_worker(seconds):
+    done = []
+    def work():
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            pass
+        done.append(seconds)
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    return done[0]
+"""
+
+
+def test_a_call_that_waits_without_computing_is_stopped_long_before_the_wall_clock_backstop(zygote):
+    limits = Limits(call_cpu_s=2, call_idle_s=0.3, call_timeout_s=60, submission_timeout_s=120)
+    session = Session(zygote, [(0, WAITS)], limits).open()
+    try:
+        for name, args in (("sleeps", [10**6]), ("deadlocks", [])):
+            start = time.monotonic()
+            with pytest.raises(StudentTimeout, match="after waiting 0.3 s without computing"):
+                session.call(name, args)
+            assert time.monotonic() - start < 30  # the 60 s backstop did not stop it
+        # Waiting briefly, or for a thread that computes, is not idleness (whatever the machine's load).
+        assert session.call("naps", [0.05]).value == 0.05
+        assert session.call("waits_for_a_worker", [0.6]).value == 0.6
+    finally:
+        session.close()
+
+
 def test_budgets_are_at_least_the_default_and_at_most_the_notebooks_time():
     limits = Limits(call_cpu_s=0.1, submission_timeout_s=5)
     assert limits.call_budget(None) == 0.1
