@@ -92,13 +92,14 @@ class Grader:
         except InvalidNotebook as exc:
             target = get_assignment(assignment) if assignment else infer_assignment(path, None)
             return NotebookResult(assignment=target.id, notebook=name, status="invalid", reason=str(exc),
-                                  exercises=_all_checks(target, "missing", f"the notebook could not be read: {exc}"),
+                                  exercises=_all_checks(target, "missing", f"the notebook could not be read: {exc}",
+                                                        "not_graded"),
                                   max_score=target.max_score)
         target = get_assignment(assignment) if assignment else infer_assignment(path, submission.assignment)
         if submission.assignment and submission.assignment != target.id:
             reason = f"this notebook belongs to assignment {submission.assignment!r}, not {target.id!r}"
             return NotebookResult(assignment=target.id, notebook=name, status="wrong_assignment", reason=reason,
-                                  exercises=_all_checks(target, "missing", reason), max_score=target.max_score)
+                                  exercises=_all_checks(target, "missing", reason, "not_graded"), max_score=target.max_score)
         result = self._grade_submission(submission, target, name)
         drawn.save()  # cases drawn for the first time in this process, for the next one
         return result

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..fsutil import write_atomic
-from ..results import ExerciseResult, NotebookResult
+from ..results import NotebookResult
 
 if TYPE_CHECKING:  # the registry imports torch: commands that only read OUTDIR stay quick
     from ..registry import Assignment
@@ -85,10 +85,8 @@ def read_record(outdir: str | Path) -> BatchRecord:
 def missing_result(assignment: Assignment, notebook: str, reason: str) -> NotebookResult:
     """An 'invalid' result with every check at 0 (manual questions pending), for a student whose
     notebook could not be graded or who handed in none."""
-    from ..judge import manual_result, uniform_checks  # the checks import torch: only callers holding the registry get here
+    from ..judge import uniform_result  # the checks import torch: only callers holding the registry get here
 
-    exercises = [manual_result(e) if e.kind == "manual"
-                 else ExerciseResult(id=e.id, checks=uniform_checks(e, "missing", reason, "missing"), max_score=e.points)
-                 for e in assignment.exercises]
+    exercises = [uniform_result(e, "missing", reason, "not_graded") for e in assignment.exercises]
     return NotebookResult(assignment=assignment.id, notebook=notebook, status="invalid", reason=reason,
                           exercises=tuple(exercises), max_score=assignment.max_score)

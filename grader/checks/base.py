@@ -62,6 +62,7 @@ FAILURE_KINDS = {
     "not_differentiable": "not differentiable",
     "degenerate": "does no real work",
     "not_judged": "not judged",
+    "not_graded": "not graded",  # the notebook itself could not be graded (unreadable, another assignment's)
     "check_error": "grader fault",
 }
 

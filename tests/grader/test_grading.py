@@ -47,6 +47,10 @@ def test_invalid_notebooks_get_a_result_with_a_reason(sandbox_grader, tmp_path, 
     for word in words:
         assert word in result.reason
     assert len(result.exercises) == len(SEQUENCE_MODELS.exercises)
+    graded = [e for e in result.exercises if not e.manual]
+    # The first thing a student reads names what happened, not a missing definition.
+    assert all(e.root_cause.startswith("not graded: the notebook could not be read") for e in graded)
+    assert {c.kind for e in graded for c in e.checks} == {"not_graded"}
 
 
 def test_a_truncated_notebook_is_invalid(sandbox_grader, released, tmp_path):
