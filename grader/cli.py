@@ -51,7 +51,8 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
                         f"(default {d.call_cpu_s:g}; a function whose honest calls are heavier keeps its own "
                         f"larger budget)")
     p.add_argument("--call-timeout", type=float, default=d.call_timeout_s, metavar="SECONDS",
-                   help=f"wall-clock backstop of one call, for code that sleeps (default {d.call_timeout_s:g})")
+                   help=f"wall-clock backstop of one call (default {d.call_timeout_s:g}); a call that waits "
+                        f"without computing is stopped after {d.call_idle_s:g} s anyway")
     p.add_argument("--memory-mb", type=int, default=d.memory_mb, metavar="MB",
                    help=f"address-space limit per student process, in MiB (default {d.memory_mb})")
     p.add_argument("--isolation", choices=ISOLATION_LEVELS, default="namespaces",

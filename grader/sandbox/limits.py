@@ -9,14 +9,15 @@ ISOLATION_LEVELS = ("namespaces", "rlimits")
 @dataclass(frozen=True)
 class Limits:
     # One call of a student function is stopped when the sandbox's processes have used its CPU budget of
-    # user time on it (measured from outside, so a loaded machine changes nothing), or, for code that
-    # sleeps, after call_timeout_s of wall-clock time. call_cpu_s is every function's budget, at least:
-    # honest calls of most functions use at most a few milliseconds (every solution and alternative of
-    # the four assignments, measured by benchmarks/call_cpu.py), so a student's answer may be more than
-    # ten times slower than the slowest of them; a function whose honest calls are heavier declares its
-    # own budget (Exercise.call_cpu_s). The calls whose memory is measured run attention over 4096 x 4096
-    # scores (30-90 ms honest, a naive version several times that) and get large_call_cpu_s, so a slow
-    # but correct answer fails on memory, not time.
+    # user time on it (measured from outside, so a loaded machine changes nothing), when they have
+    # computed nothing for call_idle_s (every thread asleep: code that sleeps or deadlocks), or after the
+    # wall-clock backstop call_timeout_s. call_cpu_s is every function's budget, at least: honest calls
+    # use at most 4.1 ms except tiled_attention's 12 ms (every solution and alternative of the four
+    # assignments, measured by benchmarks/call_cpu.py), so a student's answer may be more than twenty
+    # times slower than the slowest of them; a function whose honest calls are heavier declares its own
+    # budget (Exercise.call_cpu_s). The calls whose memory is measured run attention over 4096 x 4096
+    # scores (90 ms of user time honest, a naive version several times that) and get large_call_cpu_s,
+    # so a slow but correct answer fails on memory, not time.
     call_cpu_s: float = 0.1
     large_call_cpu_s: float = 2.0
     call_idle_s: float = 1.0  # a call whose processes all wait (none running) this long is stopped: it sleeps
