@@ -18,7 +18,6 @@ from typing import Callable
 from . import standins
 from .calls import StudentAborted, StudentCode
 from .checks.base import FAILURE_KINDS, run_check
-from .checks.properties import Degenerate
 from .registry import Exercise
 from .results import MANUAL_CHECK, CheckResult, ExerciseResult
 
@@ -64,17 +63,20 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
         message = f"{exercise.id} is not defined in the notebook" + (f": {detail}" if detail else "")
         return uniform_result(exercise, "missing", message, kind)
     view = standins.for_exercise(student, exercise.requires)
-    degenerate = None
+    degenerate, aborted = None, None
     if exercise.probe is not None and any(c.gated for c in exercise.checks):
         try:
             degenerate = exercise.probe(view)
-        except StudentAborted as exc:
-            degenerate = Degenerate(f"it did not return ({exc.message})", exc.status)
+        except StudentAborted as exc:  # it hung or ended the process: that, not "no real work", is the charge
+            aborted = exc
         except Exception:  # a fault in the probe itself: the checks then judge on their own (and say why)
             degenerate = None
     results, first = [], None
     for check in exercise.checks:
-        if check.gated and degenerate:
+        if check.gated and aborted is not None:
+            result = CheckResult(name=check.name, status=aborted.status, points=0, max_points=check.points,
+                                 message=f"not judged: {aborted.message}", kind=aborted.kind)
+        elif check.gated and degenerate:
             result = CheckResult(name=check.name, status=getattr(degenerate, "status", "failed"), points=0,
                                  max_points=check.points, message=f"not judged: {exercise.id} does no real work: {degenerate}", kind="degenerate")
         else:
@@ -86,7 +88,9 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
                 result = replace(result, kind="not_judged",
                                  message=f"not judged: {first.name} above already shows how the result differs")
         results.append(result)
-    if degenerate:
+    if aborted is not None:
+        root = f"{FAILURE_KINDS.get(aborted.kind, aborted.kind)}: {aborted.message}"
+    elif degenerate:
         root = f"{FAILURE_KINDS['degenerate']}: {degenerate}"
     else:
         failed = next((r for r in results if r.status != "passed"), None)

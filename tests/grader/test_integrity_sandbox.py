@@ -51,7 +51,11 @@ def test_a_hanging_mask_costs_only_causal_mask(sandbox_grader, solution_nb, tmp_
     path = notebook(tmp_path, solution_nb, "hang", {"causal_mask": "def causal_mask(T):\n    while True:\n        pass"})
     result = sandbox_grader.grade(path, "sequence_models")
     assert lost(result) == {"causal_mask": 0.0}
-    assert "did not return" in result.exercise("causal_mask").root_cause
+    root = result.exercise("causal_mask").root_cause
+    # The charge is the hang, with the hint for it; not "does no real work".
+    assert root.startswith("ran out of time: causal_mask did not return"), root
+    checks = result.exercise("causal_mask").checks
+    assert {c.kind for c in checks} == {"timeout"} and all(c.status == "timeout" for c in checks)
 
 
 def test_a_cell_stopped_by_the_cell_timeout_is_named(sandbox_grader, solution_nb, tmp_path):
