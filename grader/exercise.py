@@ -97,7 +97,8 @@ class Assignment:
 
     def check_property(self, exercise_id: str, check_name: str) -> str:
         """The property sentence of one check, as `seqgrade list` prints it ("" when there is no such check)."""
-        for e in self.exercises:
-            if e.id == exercise_id:
-                return next((c.property for c in e.checks if c.name == check_name), "")
-        return ""
+        try:
+            exercise = self.exercise(exercise_id)
+        except KeyError:
+            return ""
+        return next((c.property for c in exercise.checks if c.name == check_name), "")

@@ -6,10 +6,9 @@ import torch
 
 import reference
 
-from ..strategies import st  # hypothesis, imported when first needed
 from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
-from ..strategies import attention_inputs, gaussian
+from ..strategies import attention_inputs, gaussian, st
 from .base import (
     CheckFailed, Lazy, NotJudged, Passed, StudentErrorAt, call, diagnose, expect_value_error, fail_if, for_all,
     format_call,

@@ -29,17 +29,24 @@ def _hypothesis():
 # replays stored cases on a notebook that passes never imports it.
 settings, given, example, reject = (Later(lambda name=name: getattr(_hypothesis(), name))
                                     for name in ("settings", "given", "example", "reject"))
-GRADING_SETTINGS = Later(lambda: _hypothesis().settings(
-    max_examples=12,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    print_blob=False,
-    report_multiple_bugs=False,
-    verbosity=_hypothesis().Verbosity.quiet,
-    phases=(_hypothesis().Phase.explicit, _hypothesis().Phase.generate, _hypothesis().Phase.shrink),
-    suppress_health_check=list(_hypothesis().HealthCheck),
-))
+
+
+def _grading_settings():
+    h = _hypothesis()
+    return h.settings(
+        max_examples=12,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=False,
+        report_multiple_bugs=False,
+        verbosity=h.Verbosity.quiet,
+        phases=(h.Phase.explicit, h.Phase.generate, h.Phase.shrink),
+        suppress_health_check=list(h.HealthCheck),
+    )
+
+
+GRADING_SETTINGS = Later(_grading_settings)
 
 
 def _hypothesis_error(exc: BaseException, name: str) -> bool:

@@ -12,9 +12,8 @@ import torch
 
 from reference import transformer as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .attention import whole_number
 from .base import CheckFailed, Lazy, Passed, call, diagnose, fail_if, for_all, format_call
 from .positions import ATOL, RTOL, assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing

@@ -15,9 +15,8 @@ import torch
 
 from reference import recursive as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, NotJudged, Passed, call, diagnose, for_all, format_call
 from .properties import degeneracy, ignored_input
 

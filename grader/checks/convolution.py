@@ -6,9 +6,8 @@ import torch
 
 from reference import rnn_lm
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .attention import whole_number
 from .base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
 from .properties import assert_gradients_match_own_function, degeneracy, ignored_input

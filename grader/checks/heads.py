@@ -12,9 +12,8 @@ import torch
 
 from reference import transformer as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .base import Lazy, Passed, call, diagnose, expect_value_error, fail_if, for_all, format_call
 from .positions import ATOL, RTOL, assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
 from .properties import degeneracy, ignored_input

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reference import recursive as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
+from ..strategies import st
 from ..compare import describe
 from .answers import check_letter
 from .attention import whole_number

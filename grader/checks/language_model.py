@@ -12,9 +12,8 @@ import torch.nn.functional as F
 
 from reference import rnn_lm
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
 from .properties import assert_gradients_match_own_function, degeneracy, ignored_input
 

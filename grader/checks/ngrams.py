@@ -14,7 +14,7 @@ import torch
 
 from reference import rnn_lm
 
-from ..strategies import st  # hypothesis, imported when first needed
+from ..strategies import st
 from ..compare import describe
 from .base import CheckFailed, Lazy, NotJudged, Skip, StudentErrorAt, call, fail_if, for_all
 from .properties import Degenerate

@@ -9,9 +9,8 @@ import torch
 
 from reference import transformer as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .base import Lazy, call, diagnose, fail_if, for_all, format_call
 from .positions import ATOL, RTOL
 from .properties import assert_gradients_match_own_function, degeneracy

@@ -12,9 +12,8 @@ import torch
 
 from reference import recursive as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call
 from .properties import degeneracy
 

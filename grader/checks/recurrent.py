@@ -11,11 +11,10 @@ import torch
 
 import reference
 
-from ..strategies import st  # hypothesis, imported when first needed
 from .. import strategies
 from ..compare import as_numpy, compare_arrays, describe, kind_of
 from ..standins import STAND_INS, StandIn, other_unit
-from ..strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs
+from ..strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs, st
 from .base import CheckFailed, Lazy, Passed, Skip, call, diagnose, fail_if, for_all, format_call
 from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
 

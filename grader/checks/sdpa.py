@@ -15,9 +15,8 @@ import torch
 
 from reference import transformer as ref
 
-from ..strategies import st  # hypothesis, imported when first needed
 from ..compare import compare_arrays, describe, kind_of
-from ..strategies import gaussian
+from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, Skip, call, diagnose, fail_if, for_all, format_call
 from .positions import ATOL, RTOL, assert_permutation_equivariant, no_mixing_reason, random_permutation, with_arg
 from .properties import assert_one_example_matches_batch, degeneracy, ignored_input
