@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -74,27 +75,46 @@ def cmd_grade(args, console: Console) -> int:
             Path(args.feedback).parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise OutputNotWritable(args.feedback, exc.strerror or str(exc)) from None
+    result = None
+    if args.backend == "sandbox" and not args.no_server:
+        from . import server
+
+        remote = server.grade_remotely(path, args.assignment, limits)
+        if remote.note:
+            print(f"seqgrade: {remote.note}", file=sys.stderr)
+        if remote.result is not None:
+            from .results import NotebookResult
+
+            result = NotebookResult.from_dict(remote.result)
+    if result is None:
+        result = _grade_here(args, limits, path)
+    return _show(args, console, result)
+
+
+def _grade_here(args, limits: Limits, path: Path):
     launched = None
     if args.backend == "sandbox":
         from .sandbox.launch import launch_zygote
         launched = launch_zygote()  # starts importing torch over there while we import it here
     try:
-        return _grade(args, console, limits, path, launched)
+        from .collector import imports_uncollected
+
+        with imports_uncollected():
+            from .grading import Grader  # and torch, numpy, the checks
+        with Grader(limits, backend=args.backend, launched=launched) as grader:
+            return grader.grade(path, args.assignment)
     finally:
         if launched is not None and launched[0].poll() is None:  # never handed to a Grader (which reaps it)
             launched[0].kill()
             launched[0].wait()
 
 
-def _grade(args, console: Console, limits: Limits, path: Path, launched) -> int:
-    from .grading import Grader
-    from .report.html import render
-    from .report.terminal import print_summary
+def _show(args, console: Console, result) -> int:
     from .fsutil import write_atomic
 
-    with Grader(limits, backend=args.backend, launched=launched) as grader:
-        result = grader.grade(path, args.assignment)
     if args.feedback:
+        from .report.html import render
+
         try:
             write_atomic(args.feedback, render(result))
         except OSError as exc:
@@ -102,9 +122,46 @@ def _grade(args, console: Console, limits: Limits, path: Path, launched) -> int:
     if args.json:
         sys.stdout.write(result.to_json())
     else:
+        from .report.terminal import print_summary
+
         print_summary(result, console)
         if args.feedback:
             console.print(f"feedback: {args.feedback}")
+    return EXIT_OK
+
+
+def cmd_serve(args, console: Console) -> int:
+    from . import server
+
+    if not args.idle_exit > 0:
+        raise UsageError(f"--idle-exit must be positive; got {args.idle_exit:g}")
+    if args.stop:
+        console.print("grading server stopped" if server.stop() else "no grading server was running")
+        return EXIT_OK
+    if args.status:
+        found = server.status()
+        if found is None:
+            console.print("no grading server is running")
+        else:
+            since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(found["since"]))
+            current = "" if found["current"] else "; it runs other code than this seqgrade: restart it"
+            console.print(f"grading server pid {found['pid']} at {found['address']}, since {since}, "
+                          f"{found['graded']} notebook(s) graded{current}")
+        return EXIT_OK
+    if args.detach:
+        found = server.start_detached(args.idle_exit)
+        console.print(f"grading server ready: pid {found['pid']} at {found['address']}; `seqgrade grade` uses it. "
+                      f"It stops after {args.idle_exit:g} s without a request, or with `seqgrade serve --stop`.")
+        return EXIT_OK
+
+    def ready(where) -> None:
+        print(f"seqgrade: grading server ready at {where}; `seqgrade grade` uses it. Ctrl-C stops it.",
+              file=sys.stderr, flush=True)
+    try:
+        graded = server.serve(args.idle_exit, on_ready=ready)
+    except KeyboardInterrupt:
+        return EXIT_OK
+    print(f"seqgrade: grading server stopped after grading {graded} notebook(s)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -288,8 +345,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as one JSON document")
     p.add_argument("--feedback", metavar="OUT.html", help="write a self-contained HTML feedback page")
     p.add_argument("--backend", choices=("sandbox", "inprocess"), default="sandbox", help=argparse.SUPPRESS)
+    p.add_argument("--no-server", action="store_true",
+                   help="grade in this process even when a grading server (`seqgrade serve`) is running")
     _add_limit_options(p)
     p.set_defaults(func=cmd_grade)
+    p = sub.add_parser("serve", help="keep a warm grader running that `seqgrade grade` hands notebooks to "
+                                     "(grades in about half a second instead of two)")
+    p.add_argument("--detach", action="store_true", help="start it in the background and return once it is ready")
+    p.add_argument("--idle-exit", type=float, default=3600.0, metavar="SECONDS",
+                   help="stop after this long without a request (default 3600)")
+    p.add_argument("--stop", action="store_true", help="stop the running server")
+    p.add_argument("--status", action="store_true", help="say whether a server is running, and since when")
+    p.set_defaults(func=cmd_serve)
     p = sub.add_parser("list", help="list assignments, exercises, checks and points")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("release", help="write the student (or solution) version of an assignment")

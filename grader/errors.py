@@ -33,6 +33,10 @@ class SandboxError(SeqgradeError):
     """The sandbox machinery itself failed (not the student's code)."""
 
 
+class ServerError(SeqgradeError):
+    """The grading server cannot be started, reached or trusted."""
+
+
 class ProtocolError(SeqgradeError):
     """A message from the student's process was malformed, too large or not what was asked for."""
 

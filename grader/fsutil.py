@@ -1,6 +1,8 @@
-"""Atomic file writes (temp file + os.replace) so a killed run never leaves a half-written report."""
+"""Atomic file writes (temp file + os.replace) so a killed run never leaves a half-written report, and
+digests of source trees."""
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -30,3 +32,12 @@ def ensure_writable_dir(path: str | Path) -> Path:
     with tempfile.NamedTemporaryFile(dir=path, prefix=".probe-"):
         pass
     return path
+
+
+def source_digest(root: Path, trees: tuple[str, ...]) -> str:
+    """A digest of every ``*.py`` file under ``root/tree`` for each tree: names relative to root, and bytes."""
+    h = hashlib.sha256()
+    for tree in trees:
+        for path in sorted((root / tree).rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()

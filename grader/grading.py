@@ -70,6 +70,11 @@ class Grader:
             check_isolation(limits.isolation, rootless=rootless)
             self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless)
 
+    def wait_ready(self) -> None:
+        """Return once the sandbox's zygote has imported what it needs (at once for the in-process backend)."""
+        if self._zygote is not None:
+            self._zygote.wait_ready()
+
     def set_hidden(self, hide: Sequence[str]) -> None:
         if self._zygote is not None:
             self._zygote.set_hidden(hide)

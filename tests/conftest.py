@@ -8,6 +8,9 @@ import tempfile
 if "SEQGRADE_CACHE_DIR" not in os.environ:
     os.environ["SEQGRADE_CACHE_DIR"] = tempfile.mkdtemp(prefix="seqgrade-test-cache-")
     atexit.register(shutil.rmtree, os.environ["SEQGRADE_CACHE_DIR"], True)
+# A grading server the developer left running must not answer the tests' `seqgrade grade` calls
+# (tests/test_server.py starts servers of its own, at paths of its own).
+os.environ.setdefault("SEQGRADE_SERVER", "off")
 
 from hypothesis import HealthCheck, settings
 

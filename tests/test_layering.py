@@ -4,11 +4,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
-    0: ["version", "errors", "results", "codec", "calls", "compare", "execute", "invoke", "fsutil"],
+    0: ["version", "errors", "results", "codec", "calls", "compare", "execute", "invoke", "fsutil", "collector"],
     1: ["strategies", "standins", "checks", "exercise", "assignments", "registry", "judge"],
     2: ["notebook", "backends", "sandbox"],
     3: ["grading"],
-    4: ["batch", "release", "report", "nbgrader_hook", "samples", "demo", "gradescope", "cli"],
+    4: ["batch", "release", "report", "nbgrader_hook", "samples", "demo", "gradescope", "server", "cli"],
 }
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
 

@@ -32,9 +32,12 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
             from ..sandbox.launch import launch_zygote
 
             launched = launch_zygote()
-        from ..grading import Grader
+        from ..collector import imports_uncollected
 
-        import torch
+        with imports_uncollected():
+            from ..grading import Grader
+
+            import torch
 
         torch.set_num_threads(1)  # one worker per core: the checks' own torch work stays on this worker's core
         if _GRADER is not None:

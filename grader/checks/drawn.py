@@ -30,7 +30,7 @@ from types import CodeType
 import numpy as np
 import torch
 
-from ..fsutil import write_atomic
+from ..fsutil import source_digest, write_atomic
 
 FORMAT = 1
 _PROJECT = Path(__file__).resolve().parents[2]
@@ -145,9 +145,7 @@ def fingerprint() -> str:
     from importlib.metadata import version
 
     h = hashlib.sha256(f"{FORMAT} {sys.version} {version('hypothesis')} {np.__version__} {torch.__version__}".encode())
-    for tree in _TREES:
-        for path in sorted((_PROJECT / tree).rglob("*.py")):
-            h.update(str(path.relative_to(_PROJECT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    h.update(source_digest(_PROJECT, _TREES).encode())
     return h.hexdigest()[:24]
 
 

@@ -17,9 +17,12 @@ import sys
 import tempfile
 import traceback
 
-import numpy as np
-import torch
-import torch.nn.functional  # noqa: F401  (loaded before the fork, so students need not read it from disk)
+if __name__ == "__main__":  # started as a program: numpy and torch are imported without the collector
+    gc.disable()  # (see grader.collector); _warm_up freezes them and turns it back on before any jail is forked
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional  # noqa: E402,F401  (loaded before the fork, so students need not read it from disk)
 
 from ..calls import Reply  # noqa: F401  (preload everything the child uses)
 from ..codec import decode_frame, encode_message
@@ -45,6 +48,7 @@ def _warm_up() -> None:
     # Everything imported so far lives as long as the zygote: the collector need not walk it again in
     # any jail, and forked jails keep sharing those pages (a collection would write to each object).
     gc.freeze()
+    gc.enable()  # student code runs with the collector on, as it would anywhere
 
 
 def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -> None:

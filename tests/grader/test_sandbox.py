@@ -67,6 +67,15 @@ def test_solution_passes_in_the_sandbox(zygote):
         session.close()
 
 
+def test_student_code_runs_with_the_garbage_collector_on(zygote):
+    """The zygote imports torch with the collector off (grader.collector) and must turn it back on."""
+    session = run(zygote, "import gc\ndef collector():\n    return [gc.isenabled(), gc.collect() >= 0]\n")
+    try:
+        assert session.call("collector", []).value == [True, True]
+    finally:
+        session.close()
+
+
 @pytest.mark.parametrize("attack", [
     "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\nimport torch\ntorch.allclose = lambda *a, **k: True",
     "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda x: 0",
