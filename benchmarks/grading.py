@@ -22,8 +22,9 @@
    seqgrade/nbgrader ratio overall, per core (nbgrader uses one), per kind and without the hostile kind.
 4. Checks in the same run that two seqgrade runs wrote byte-identical results and grades, and that
    seqgrade and nbgrader gave every non-hostile notebook the same automatic points.
-5. Latency: ``seqgrade grade`` of single notebooks from process start (p50, p95), and of a notebook
-   whose every function hangs, from process start and inside a warm grader (what it adds to a batch).
+5. Latency: ``seqgrade grade`` of single notebooks from process start (p50, p95), cold and with a grading
+   server running (``seqgrade serve``; the two must print the same bytes), and of a notebook whose every
+   function hangs, from process start, through the server and inside a warm grader (what it adds to a batch).
 
 The store of drawn examples (grader/checks/drawn.py) starts empty in a folder of this run: the first
 seqgrade batch draws the examples and stores them, later commands read them, as on a course machine
@@ -226,6 +227,10 @@ def warm_grading_seconds(path: Path, repeats: int) -> list[float]:
 
 
 # --- report ---------------------------------------------------------------------------------------------
+def percentile95(ordered: list[float]) -> float:
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
 def med(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
 
@@ -245,6 +250,7 @@ def main(argv=None) -> int:
         p.error("--n must be at least 4 (one notebook of each kind)")
     work = Path(tempfile.mkdtemp(prefix="seqgrade-bench-"))
     os.environ["SEQGRADE_CACHE_DIR"] = str(work / "drawn-examples")  # empty: the first batch fills it
+    os.environ["SEQGRADE_SERVER"] = str(work / "server" / "grade.sock")  # no server there until step 5 starts one
     runs: list[dict] = []
     problems: list[str] = []
     try:
@@ -350,24 +356,49 @@ def main(argv=None) -> int:
         print("  " + "\n  ".join(said), flush=True)
         # Latency of single notebooks, and of one that hangs in every function.
         step = max(1, len(everything) // args.latency_sample)
-        singles = sorted(grade_once(everything[i]).wall_s for i in range(0, len(everything), step)[: args.latency_sample])
+        sample = [everything[i] for i in range(0, len(everything), step)[: args.latency_sample]]
+        cold_runs = [grade_once(path) for path in sample]
+        singles = sorted(m.wall_s for m in cold_runs)
         first = [grade_once(by_kind["correct"][i % len(by_kind["correct"])], work / f"empty-store-{i}").wall_s
                  for i in range(max(args.reps, 1))]
         hang = hang_everywhere(by_kind["correct"][0], work / "hang_everywhere.ipynb")
         hang_cold = [grade_once(hang).wall_s for _ in range(max(args.reps, 1))]
         hang_warm = warm_grading_seconds(hang, max(args.reps, 1))
 
+        # The same notebooks through a grading server (`seqgrade serve`): same bytes out, less start.
+        server_start = measure([*SEQGRADE, "serve", "--detach", "--idle-exit", "600"])
+        if server_start.returncode != 0:
+            raise SystemExit(f"seqgrade serve failed: {server_start.stderr[-2000:]}")
+        try:
+            served_runs = [grade_once(path) for path in sample]
+            hang_served = [grade_once(hang).wall_s for _ in range(max(args.reps, 1))]
+            from grader.server import status
+
+            graded = (status() or {}).get("graded")
+        finally:
+            measure([*SEQGRADE, "serve", "--stop"])
+        served = sorted(m.wall_s for m in served_runs)
+        server_problems = [f"{path.name}: the server's result differs from a cold run's"
+                           for path, cold, warm in zip(sample, cold_runs, served_runs) if warm.stdout != cold.stdout]
+        if graded != len(served_runs) + len(hang_served):
+            server_problems.append(f"the server graded {graded} notebooks, not {len(served_runs) + len(hang_served)}: "
+                                   f"some `seqgrade grade` runs did not use it")
+        problems += server_problems
         torch_alone = [measure([sys.executable, "-c", "import torch"]).wall_s for _ in range(3)]
         p50 = statistics.median(singles)
-        p95 = singles[min(len(singles) - 1, int(round(0.95 * (len(singles) - 1))))]
+        p95 = percentile95(singles)
         print(f"one `seqgrade grade` from process start: p50 {p50:.2f} s, p95 {p95:.2f} s (n={len(singles)}; target < 2 s); "
               f"with an empty store of drawn examples {med(first)} s; for scale, `python -c 'import torch'` "
               f"alone {med(torch_alone)} s on this machine now")
-        print(f"a notebook that hangs in every function: `seqgrade grade` {med(hang_cold)} s; "
-              f"in a warm grader {med(hang_warm)} s (target < 1.5 s)")
+        print(f"with a grading server running (`seqgrade serve`, ready in {server_start.wall_s:.1f} s): p50 "
+              f"{statistics.median(served):.2f} s, p95 {percentile95(served):.2f} s; "
+              f"{'; '.join(server_problems) or 'every result the same bytes as the cold run of the same notebook'}")
+        print(f"a notebook that hangs in every function: `seqgrade grade` {med(hang_cold)} s, with a server "
+              f"{med(hang_served)} s; in a warm grader {med(hang_warm)} s (target < 1.5 s)")
         if args.json:
             Path(args.json).write_text(json.dumps({"machine": describe(), "runs": runs, "singles": singles, "first_grade": first, "torch_import": torch_alone,
-                                                   "hang_cold": hang_cold, "hang_warm": hang_warm,
+                                                   "served": served, "server_start": server_start.wall_s,
+                                                   "hang_cold": hang_cold, "hang_warm": hang_warm, "hang_served": hang_served,
                                                    "problems": problems}, indent=2) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -192,15 +192,20 @@ def grade_remotely(notebook: Path, assignment: str | None, limits: Limits) -> Re
                         f"graded here instead")
 
 
-def status() -> dict | None:
-    """The running server's pid, start time, count of graded notebooks and whether it runs this code."""
+def _ask_running(op: str, timeout: float) -> tuple[Path | None, dict | None]:
+    """Where the server would be, and its reply to ``op`` (None when none of ours answers)."""
     where = address()
     if where is None:
-        return None
+        return None, None
     try:
-        reply = _ask(where, {"op": "status"}, timeout=10.0)
+        return where, _ask(where, {"op": op}, timeout=timeout)
     except (OSError, ValueError):
-        return None
+        return where, None
+
+
+def status() -> dict | None:
+    """The running server's pid, start time, count of graded notebooks and whether it runs this code."""
+    where, reply = _ask_running("status", timeout=10.0)
     if reply is None or not isinstance(reply.get("pid"), int):
         return None
     return {**reply, "address": str(where), "current": reply.get("identity") == code_identity()}
@@ -208,13 +213,7 @@ def status() -> dict | None:
 
 def stop() -> bool:
     """Ask the running server to stop; True when one did."""
-    where = address()
-    if where is None:
-        return False
-    try:
-        reply = _ask(where, {"op": "stop"}, timeout=30.0)
-    except (OSError, ValueError):
-        return False
+    _, reply = _ask_running("stop", timeout=30.0)
     return bool(reply and reply.get("stopped"))
 
 
