@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import signal
+import site
 import socket
 import stat
 import struct
@@ -33,7 +34,6 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
 from typing import Callable
 
@@ -48,7 +48,6 @@ MAX_REPLY = 1 << 26
 REQUEST_READ_S = 10.0  # a client has this long to send its request once connected
 IDLE_EXIT_S = 3600.0
 _PROJECT = Path(__file__).resolve().parents[1]
-_LIBRARIES = ("torch", "numpy", "hypothesis", "nbformat")
 
 
 # --- where the server is, and whether to believe it ---------------------------------------------
@@ -92,15 +91,24 @@ def peer_uid(sock: socket.socket) -> int:
     return uid
 
 
-def code_identity() -> str:
-    """A digest of the code that computes a grade: seqgrade's source, the interpreter, the libraries."""
-    versions = []
-    for name in _LIBRARIES:
+def _installed() -> list[str]:
+    """The installed distributions, as their metadata folders name them (``torch-2.13.0.dist-info``):
+    one listing per site-packages folder (the same whatever the working folder), far cheaper than
+    asking importlib.metadata for each version."""
+    found = []
+    for folder in [*site.getsitepackages(), site.getusersitepackages()]:
         try:
-            versions.append(f"{name}={dist_version(name)}")
-        except PackageNotFoundError:
-            versions.append(f"{name}=absent")
-    h = hashlib.sha256(f"{PROTOCOL} {__version__} {sys.executable} {sys.version} {' '.join(versions)}".encode())
+            found += sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            pass
+    return found
+
+
+def code_identity() -> str:
+    """A digest of the code that computes a grade: seqgrade's source, the interpreter, every installed
+    library's version (an upgrade of torch under a running server makes it other code)."""
+    h = hashlib.sha256(f"{PROTOCOL} {__version__} {sys.executable} {sys.version}".encode())
+    h.update("\0".join(_installed()).encode())
     h.update(source_digest(_PROJECT, ("grader", "reference")).encode())
     return h.hexdigest()[:24]
 
@@ -264,6 +272,9 @@ class _Server:
 
         with imports_uncollected():
             from .grading import Grader  # and torch, numpy, the checks
+
+            import torch
+        torch.set_num_threads(1)  # as a cold `seqgrade grade` and a batch worker: the sandbox gets the other core
         self._grader_class = Grader
         self.identity = code_identity()
         self.since = time.time()

@@ -51,14 +51,27 @@ def test_docs_show_commands():
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
-def test_every_command_in_the_docs_succeeds(workspace, doc):
+def test_every_command_in_the_docs_succeeds(workspace, doc, stop_servers):
     for command in commands(doc):
         if command in COVERED_ELSEWHERE:
             continue
         if command == "make screenshots" and not (shutil.which("chromium") or shutil.which("chromium-browser")):
             continue
-        env = {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
-               "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "sequence_models" / "graded")}
-        (workspace / "shots").mkdir(exist_ok=True)
-        result = subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600, env=env)
+        result = subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600,
+                                env=_env(workspace))
         assert result.returncode == 0, f"{doc.name}: `{command}` failed:\n{result.stdout[-1500:]}\n{result.stderr[-1500:]}"
+
+
+@pytest.fixture
+def stop_servers(workspace):
+    """A grading server a doc starts (`seqgrade serve --detach`) is stopped even when its doc fails midway."""
+    yield
+    subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "serve", "--stop"], cwd=workspace, env=_env(workspace),
+                   capture_output=True, timeout=120)
+
+
+def _env(workspace: Path) -> dict:
+    (workspace / "shots").mkdir(exist_ok=True)
+    return {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
+            "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "sequence_models" / "graded"),
+            "SEQGRADE_SERVER": str(workspace / "server" / "grade.sock")}
