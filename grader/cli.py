@@ -205,11 +205,13 @@ def cmd_release(args, console: Console) -> int:
 
 def cmd_batch(args, console: Console) -> int:
     from .batch.inputs import discover
+    from .batch.record import check_storable_db_url
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1; got {args.workers}")
     limits = _limits(args)
     _check_assignment(args.assignment)
+    check_storable_db_url(args.db)
     found = discover(args.submissions, args.assignment)  # fail fast, before anything slow is imported
     total, layout = len(found.jobs), found.layout
     found.cleanup()
@@ -287,13 +289,16 @@ def cmd_manual(args, console: Console) -> int:
         return EXIT_OK
     if bool(args.files) == bool(args.from_gradebook):
         raise UsageError("manual import needs score CSV files or --from-gradebook (one of the two)")
-    if args.from_gradebook:
-        report = manual.import_from_gradebook(args.outdir, args.db, by=args.by or manual.FORMGRADER)
-    else:
-        report = manual.import_scores(args.outdir, args.files, by=args.by or "")
-    console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
-                  markup=False, highlight=False)
-    return _republish(args.outdir, console)
+    from .batch.staff import staff_lock
+
+    with staff_lock(args.outdir):  # the marks and the outputs written from them change together
+        if args.from_gradebook:
+            report = manual.import_from_gradebook(args.outdir, args.db, by=args.by or manual.FORMGRADER)
+        else:
+            report = manual.import_scores(args.outdir, args.files, by=args.by or "")
+        console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
+                      markup=False, highlight=False)
+        return _republish(args.outdir, console)
 
 
 def cmd_override(args, console: Console) -> int:
@@ -310,6 +315,13 @@ def cmd_override(args, console: Console) -> int:
         return EXIT_OK
     if not args.student or not args.target:
         raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, or --remove)")
+    from .batch.staff import staff_lock
+
+    with staff_lock(args.outdir):  # the marks and the outputs written from them change together
+        return _override(args, console, overrides)
+
+
+def _override(args, console: Console, overrides) -> int:
     if args.remove:
         if args.points is not None:
             raise UsageError("override --remove takes no POINTS")
@@ -383,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where grades.csv, summary.html, results/, feedback/ and the gradebook go (a rerun reuses it)")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="parallel workers (default: one per core)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: sqlite file OUTDIR/gradebook.db)")
+    p.add_argument("--db", metavar="URL", help="gradebook database URL, without a password: it is kept in OUTDIR/batch.json (default: sqlite file OUTDIR/gradebook.db)")
     p.add_argument("--gradescope", action="store_true", help="also write OUTDIR/gradescope/<student>/results.json")
     p.add_argument("--lms", choices=("canvas", "gradescope"), help="also write OUTDIR/<lms>-grades.csv, which that LMS's gradebook imports")
     _add_limit_options(p)

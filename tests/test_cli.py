@@ -46,11 +46,14 @@ def _run_cli(args: list[str]) -> tuple[int, str, bool]:
     (["batch", ".", "--assignment", "nope", "--out", "out"], "unknown assignment 'nope'"),
     (["batch", ".", "--assignment", "sequence_models", "--out", "out", "--call-timeout", "-2"],
      "--call-timeout must be positive"),
-], ids=["timeout", "call-cpu", "memory", "assignment", "missing", "batch-assignment", "batch-call-timeout"])
+    (["batch", ".", "--assignment", "sequence_models", "--out", "out", "--db", "postgresql://ta:s3cret@db.example/grades"],
+     "--db: leave the password out of the gradebook URL"),
+], ids=["timeout", "call-cpu", "memory", "assignment", "missing", "batch-assignment", "batch-call-timeout", "batch-db-password"])
 def test_usage_errors_name_the_option_and_come_before_torch(args, expected, tmp_path):
     rc, err, imported_torch = _run_cli(args)
     assert rc == 2
     assert err.count("\n") == 1 and expected in err, err
+    assert "s3cret" not in err
     assert not imported_torch
 
 

@@ -19,7 +19,7 @@ from ..errors import ScoreFileError, UsageError
 from ..fsutil import ensure_writable_dir, write_atomic
 from ..results import MANUAL_CHECK, StaffMark
 from .record import BatchRecord, read_record
-from .staff import Target, load_marks, points_allowed, save_marks
+from .staff import Target, editing_marks, load_marks, points_allowed
 
 if TYPE_CHECKING:
     from ..registry import Assignment
@@ -215,15 +215,13 @@ def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: 
 
 
 def _store(outdir, record: BatchRecord, new: dict, skipped: int) -> ImportReport:
-    marks = load_marks(outdir)
     applied = unchanged = 0
-    for target, mark in new.items():
-        old = marks.get(target)
-        if old is not None and old.kind == mark.kind and old.points == mark.points and (old.reason == mark.reason or not mark.reason):
-            unchanged += 1  # e.g. the gradebook giving back a score seqgrade wrote there, without its comment
-            continue
-        marks[target] = mark
-        applied += 1
-    if applied:
-        save_marks(outdir, record.assignment, marks)
+    with editing_marks(outdir, record.assignment) as marks:
+        for target, mark in new.items():
+            old = marks.get(target)
+            if old is not None and old.kind == mark.kind and old.points == mark.points and (old.reason == mark.reason or not mark.reason):
+                unchanged += 1  # e.g. the gradebook giving back a score seqgrade wrote there, without its comment
+                continue
+            marks[target] = mark
+            applied += 1
     return ImportReport(applied=applied, unchanged=unchanged, skipped=skipped)

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..results import StaffMark
 from .record import read_record
-from .staff import Target, load_marks, points_allowed, resolve_check, save_marks
+from .staff import Target, editing_marks, load_marks, points_allowed, resolve_check
 
 
 def _target(outdir, student: str, spec: str):
@@ -39,19 +39,17 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
     grader_points = next((c.points for e in stored[0].exercises if e.id == target.exercise
                           for c in e.checks if c.name == target.check), 0.0) if stored is not None else 0.0
     mark = StaffMark(kind="override", points=points, reason=reason.strip(), by=by, grader_points=grader_points)
-    marks = load_marks(outdir)
-    marks[target] = mark
-    save_marks(outdir, record.assignment, marks)
+    with editing_marks(outdir, record.assignment) as marks:
+        marks[target] = mark
     return mark
 
 
 def remove_override(outdir: str | Path, student: str, spec: str) -> None:
     record, target, _ = _target(outdir, student, spec)
-    marks = load_marks(outdir)
-    if marks.get(target) is None or marks[target].kind != "override":
-        raise UsageError(f"there is no override of {target.exercise}.{target.check} for {student}")
-    del marks[target]
-    save_marks(outdir, record.assignment, marks)
+    with editing_marks(outdir, record.assignment) as marks:
+        if marks.get(target) is None or marks[target].kind != "override":
+            raise UsageError(f"there is no override of {target.exercise}.{target.check} for {student}")
+        del marks[target]
 
 
 def list_marks(outdir: str | Path, kind: str | None = "override") -> list[tuple[Target, StaffMark]]:

@@ -15,7 +15,7 @@ from ..results import NotebookResult
 from . import outputs
 from .lms import write_lms_csv
 from .record import BatchRecord, missing_result, read_record
-from .staff import apply_marks, load_marks
+from .staff import apply_marks, load_marks, staff_lock
 
 
 def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
@@ -23,6 +23,12 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
     """Apply the record's flags and the stored staff marks to ``graded`` and write every output.
     Returns the final results and notes for the TA (overrides the grader now disagrees with, marks
     that name an unknown student or check, manual points still pending)."""
+    with staff_lock(outdir):
+        return _publish(outdir, assignment, record, graded, keys, phase)
+
+
+def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
+             keys: dict[str, str], phase: Callable[[str], None]) -> tuple[dict[str, NotebookResult], list[str]]:
     marks = load_marks(outdir)
     notes, said = [], {}
     final = {}

@@ -24,6 +24,22 @@ RECORD_SCHEMA_VERSION = 1
 LMS_FORMATS = ("canvas", "gradescope")
 
 
+def check_storable_db_url(url: str | None) -> None:
+    """A gradebook URL is kept in OUTDIR/batch.json for later commands to write to: refuse one that holds
+    a password (the message does not repeat it)."""
+    from urllib.parse import urlsplit
+
+    try:
+        password = urlsplit(url or "").password
+    except ValueError:
+        password = None
+    if password:
+        raise UsageError("--db: leave the password out of the gradebook URL; seqgrade keeps the URL in "
+                         "OUTDIR/batch.json for later commands, where anyone who can read OUTDIR would see it. "
+                         "Give the password the way your database's client library reads it (PostgreSQL: "
+                         "~/.pgpass or PGPASSWORD)")
+
+
 @dataclass(frozen=True)
 class StudentRecord:
     notebook: str  # the submitted file's name

@@ -23,7 +23,7 @@ from . import outputs
 from .facts import read_facts
 from .inputs import discover
 from .publish import publish
-from .record import LMS_FORMATS, BatchRecord, StudentRecord, missing_result, write_record
+from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
 from .worker import cache_key, grade_job
 
 
@@ -75,6 +75,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     assignment = get_assignment(config.assignment)
     if config.lms and config.lms not in LMS_FORMATS:
         raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
+    check_storable_db_url(config.db_url)
     found = discover(config.submissions, assignment.id)  # raises UsageError before anything is written
     outputs.prefetch_gradebook()
     client = None

@@ -3,11 +3,19 @@
 One file holds every manual score and override of the batch, keyed by (student, exercise, check).
 The grader never writes it; a regrade reads it and applies each mark to the fresh result again, so
 marks survive regrades whether or not the notebook changed. Written atomically; versioned.
+
+Two TAs (or a TA and a batch) working on one OUTDIR at once take turns: every read-modify-write of the
+marks, and every publication of the outputs from them, holds ``OUTDIR/.staff.lock`` (an exclusive
+``flock``), so no mark is lost to a concurrent save and no output is written from marks already stale.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import math
+import os
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +68,48 @@ def points_allowed(points: float, max_points: float) -> bool:
 
 def staff_path(outdir: str | Path) -> Path:
     return Path(outdir) / STAFF_FILE
+
+
+_held = threading.local()  # the lock files this thread holds, and how deeply
+
+
+@contextmanager
+def staff_lock(outdir: str | Path):
+    """Hold the batch's staff lock for the body: other processes and threads wait; the same thread may
+    take it again inside (a command that edits the marks and then publishes)."""
+    if not Path(outdir).is_dir():  # no batch there: nothing to protect (the body says what is missing)
+        yield
+        return
+    key = os.path.realpath(Path(outdir) / ".staff.lock")
+    depth = getattr(_held, "depth", None)
+    if depth is None:
+        depth = _held.depth = {}
+    if depth.get(key):
+        depth[key] += 1
+        try:
+            yield
+        finally:
+            depth[key] -= 1
+        return
+    with open(key, "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # released when the file is closed
+        depth[key] = 1
+        try:
+            yield
+        finally:
+            del depth[key]
+
+
+@contextmanager
+def editing_marks(outdir: str | Path, assignment: str):
+    """The stored marks for one read-modify-write under the staff lock; saved afterwards if the body
+    changed them (not when it raised)."""
+    with staff_lock(outdir):
+        marks = load_marks(outdir)
+        before = dict(marks)
+        yield marks
+        if marks != before:
+            save_marks(outdir, assignment, marks)
 
 
 def load_marks(outdir: str | Path) -> dict[Target, StaffMark]:

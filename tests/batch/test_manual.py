@@ -323,3 +323,39 @@ def test_staff_command_usage_errors_come_before_torch(args, expected, tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and expected in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert "NO-TORCH" in proc.stdout
+
+
+def test_two_staff_edits_at_once_both_survive(out, monkeypatch):
+    """The second edit waits for the first (the staff lock) instead of saving over it."""
+    import threading
+
+    from grader.batch import overrides, staff
+
+    loaded, go, errors = threading.Event(), threading.Event(), []
+    real_load = staff.load_marks
+
+    def load_then_pause(outdir):  # the first edit stops between reading the marks and saving them
+        marks = real_load(outdir)
+        if threading.current_thread().name == "first":
+            loaded.set()
+            go.wait(60)
+        return marks
+
+    def edit(student):
+        try:
+            overrides.set_override(out, student, f"seq2col.{WINDOWS}", 0.0, f"set for {student}", by="ta")
+        except Exception as exc:  # a thread's exception would otherwise vanish
+            errors.append(exc)
+
+    monkeypatch.setattr(staff, "load_marks", load_then_pause)
+    first = threading.Thread(target=edit, args=("ada",), name="first")
+    first.start()
+    assert loaded.wait(60)
+    second = threading.Thread(target=edit, args=("bob",), name="second")
+    second.start()
+    second.join(2.0)  # with the lock it is still waiting; without it, it saves its mark now
+    go.set()
+    first.join(60)
+    second.join(60)
+    assert errors == []
+    assert {t.student for t in real_load(out)} == {"ada", "bob"}
