@@ -156,12 +156,12 @@ def format_call(name: str, args) -> str:
     return text
 
 
-def _with_arguments(message: str, named: list) -> str:
+def _with_arguments(message: str, named: list, stand_ins=()) -> str:
     """``message`` followed by the arguments of the latest named call it mentions, and a snippet."""
     for text, name, args in reversed(named):
         if text in message:
             try:
-                return f"{message}\n{appendix(name, args)}"
+                return f"{message}\n{appendix(name, args, stand_ins)}"
             except Exception:  # the extra text must never cost the verdict itself
                 return message
     return message
@@ -275,7 +275,7 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
             chosen = diagnosed or (hints or {}).get(kind) or (hint if kind == "values" else KIND_HINTS.get(kind, ""))
             if chosen:
                 message = f"{message}\nHint: {chosen}"
-            message = _with_arguments(message, named)
+            message = _with_arguments(message, named, getattr(student, "stand_ins", None) or ())
         return CheckResult(name=name, status=status, points=points if status == "passed" else 0.0,
                            max_points=points, message=message, figure=figure, kind=kind if status != "passed" else "")
 

@@ -185,9 +185,24 @@ def snippet(name: str, args) -> str | None:
 SNIPPET_HEADING = "To reproduce this call in your notebook, run:"
 
 
-def appendix(name: str, args) -> str:
-    """The arguments and the snippet, as appended to a failure message."""
+def stand_in_note(name: str, stand_ins) -> str:
+    """Why rerunning a call graded with stand-ins can give other numbers in the student's notebook."""
+    others = sorted(s for s in stand_ins if s != name)
+    if not others:
+        return ""
+    helpers = " and ".join(others)
+    return (f"(This call ran with the grader's stand-in for {helpers} in place of yours, which need not be the "
+            f"course's {helpers}, and the expected value assumes it. Run in your notebook, the call uses your "
+            f"{helpers}, so its result can differ from the expected value even when {name} is right.)")
+
+
+def appendix(name: str, args, stand_ins=()) -> str:
+    """The arguments and the snippet, as appended to a failure message; ``stand_ins``: the functions the
+    call was graded with stand-ins for (said before the snippet)."""
     text = describe_arguments(name, args)
+    note = stand_in_note(name, stand_ins)
+    if note:
+        text = f"{text}\n{note}"
     code = snippet(name, args)
     if code is None:
         return text + "\n(The arguments are too large to write into a short snippet.)"

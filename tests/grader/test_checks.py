@@ -201,6 +201,18 @@ def test_failure_messages_shrink_to_a_small_input():
     assert result.message.endswith("seq = [1, 2, 3, 4, 5]\nfilter_size = 2\nseq2col(seq, filter_size)")
 
 
+def test_a_snippet_of_a_call_graded_with_a_stand_in_says_so_before_the_snippet():
+    """forward is graded with the grader's unit, not the student's: rerun in the notebook, the same call
+    gives other numbers, and the message must say so (a function without stand-ins says nothing)."""
+    forward = _grade_check(WRONG["check_forward_composes_recurrent_unit"][0], "check_forward_composes_recurrent_unit")
+    assert forward.status == "failed"
+    note = forward.message.split("To reproduce this call in your notebook, run:")[0]
+    assert "This call ran with the grader's stand-in for recurrent_unit in place of yours" in note
+    assert forward.message.rstrip().endswith("forward(seqs, Wrec, Win, Wout)")
+    seq2col = _grade_check(WRONG["check_seq2col_windows"][0], "check_seq2col_windows")
+    assert "stand-in" not in seq2col.message
+
+
 def test_causality_check_reports_an_influence_picture():
     result = _grade_check(WRONG["check_masked_self_attention_causality"][0], "check_masked_self_attention_causality")
     assert result.figure["kind"] == "influence"
