@@ -161,7 +161,7 @@ def cmd_serve(args, console: Console) -> int:
                           f"{found['graded']} notebook(s) graded{current}")
         return EXIT_OK
     if args.detach:
-        found = server.start_detached(args.idle_exit)
+        found = server.start_detached(args.idle_exit, args.isolation)
         console.print(f"grading server ready: pid {found['pid']} at {found['address']}; `seqgrade grade` uses it. "
                       f"It stops after {args.idle_exit:g} s without a request, or with `seqgrade serve --stop`.")
         return EXIT_OK
@@ -170,7 +170,7 @@ def cmd_serve(args, console: Console) -> int:
         print(f"seqgrade: grading server ready at {where}; `seqgrade grade` uses it. Ctrl-C stops it.",
               file=sys.stderr, flush=True)
     try:
-        graded = server.serve(args.idle_exit, on_ready=ready)
+        graded = server.serve(args.idle_exit, on_ready=ready, isolation=args.isolation)
     except KeyboardInterrupt:
         return EXIT_OK
     print(f"seqgrade: grading server stopped after grading {graded} notebook(s)", file=sys.stderr)
@@ -380,6 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after this long without a request (default 3600)")
     p.add_argument("--stop", action="store_true", help="stop the running server")
     p.add_argument("--status", action="store_true", help="say whether a server is running, and since when")
+    p.add_argument("--isolation", choices=ISOLATION_LEVELS, default="namespaces",
+                   help="the sandbox the server starts with ('rlimits' only for machines without namespaces; "
+                        "`seqgrade grade --isolation` still chooses per notebook)")
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("list", help="list assignments, exercises, checks and points")
     p.set_defaults(func=cmd_list)

@@ -225,7 +225,7 @@ def stop() -> bool:
     return bool(reply and reply.get("stopped"))
 
 
-def start_detached(idle_exit_s: float, wait_s: float = 300.0) -> dict:
+def start_detached(idle_exit_s: float, isolation: str = "namespaces", wait_s: float = 300.0) -> dict:
     """Start ``seqgrade serve`` in the background and wait until it answers; its status."""
     import subprocess
 
@@ -235,7 +235,8 @@ def start_detached(idle_exit_s: float, wait_s: float = 300.0) -> dict:
     private_folder(where.parent, create=True)
     log = where.parent / "server.log"
     with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "grader.cli", "serve", "--idle-exit", str(idle_exit_s)],
+        proc = subprocess.Popen([sys.executable, "-m", "grader.cli", "serve", "--idle-exit", str(idle_exit_s),
+                                 "--isolation", isolation],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, cwd="/")
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
@@ -265,9 +266,9 @@ def _limits_of(data) -> Limits:
 
 
 class _Server:
-    """One grader per set of limits (in practice one), answering one client at a time."""
+    """One grader (one zygote, which serves any limits), answering one client at a time."""
 
-    def __init__(self):
+    def __init__(self, isolation: str):
         from .collector import imports_uncollected
 
         with imports_uncollected():
@@ -279,20 +280,19 @@ class _Server:
         self.identity = code_identity()
         self.since = time.time()
         self.graded = 0
-        self._graders: dict[Limits, object] = {}
-        self.grader_for(Limits()).wait_ready()  # a client that finds the socket finds a warm grader
+        self.limits = Limits(isolation=isolation)
+        self._grader = None
+        self.grader().wait_ready()  # a client that finds the socket finds a warm grader
 
-    def grader_for(self, limits: Limits):
-        if limits not in self._graders:
-            for old in self._graders.values():  # one zygote at a time
-                old.close()
-            self._graders = {limits: self._grader_class(limits)}
-        return self._graders[limits]
+    def grader(self):
+        if self._grader is None:
+            self._grader = self._grader_class(self.limits)
+        return self._grader
 
     def close(self) -> None:
-        for g in self._graders.values():
-            g.close()
-        self._graders = {}
+        if self._grader is not None:
+            self._grader.close()
+            self._grader = None
 
     def answer(self, request: dict) -> dict:
         if request.get("protocol") != PROTOCOL:
@@ -311,8 +311,7 @@ class _Server:
         if not isinstance(notebook, str) or not os.path.isabs(notebook) or not (assignment is None or isinstance(assignment, str)):
             return {"error": {"kind": "protocol", "message": "notebook must be an absolute path, assignment a string"}}
         try:
-            grader = self.grader_for(_limits_of(request.get("limits")))
-            result = grader.grade(notebook, assignment)
+            result = self.grader().grade(notebook, assignment, limits=_limits_of(request.get("limits")))
         except UsageError as exc:
             return {"error": {"kind": "usage", "message": str(exc)}}
         except SandboxUnavailable as exc:
@@ -333,15 +332,17 @@ def _exit_quietly(*_) -> None:
     raise SystemExit(0)  # through serve's finally: the zygote is killed and the socket removed
 
 
-def serve(idle_exit_s: float = IDLE_EXIT_S, on_ready: Callable[[Path], None] | None = None) -> int:
-    """Serve until stopped, or until ``idle_exit_s`` pass without a request; the number of notebooks graded."""
+def serve(idle_exit_s: float = IDLE_EXIT_S, on_ready: Callable[[Path], None] | None = None, *,
+          isolation: str = "namespaces") -> int:
+    """Serve until stopped, or until ``idle_exit_s`` pass without a request; the number of notebooks graded.
+    ``isolation``: the level its grader starts with (a request for another is checked when it comes)."""
     where = address()
     if where is None:
         raise ServerError("the grading server is turned off here (SEQGRADE_SERVER=off, or no Unix socket peer check)")
     private_folder(where.parent, create=True)
     if status() is not None:
         raise ServerError(f"a grading server is already running at {where} (seqgrade serve --status)")
-    server = _Server()
+    server = _Server(isolation)
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     bound = None
     previous = signal.signal(signal.SIGTERM, _exit_quietly)

@@ -75,7 +75,13 @@ def test_the_server_grades_byte_identically_to_a_cold_run(running, released, tmp
         assert warm.returncode == cold.returncode == 0, (warm.stderr, cold.stderr)
         assert warm.stderr == b"", warm.stderr  # no note: the server answered
         assert warm.stdout == cold.stdout, path.name
-    assert _graded(running) == before + len(notebooks)  # the server graded them, not a silent fallback
+    # Other limits for one notebook: the same server (one zygote serves any limits), the same bytes as cold.
+    tight = ["--call-cpu", "0.3", "--timeout", "100"]
+    warm = _cli(["grade", str(notebooks[2]), "--json", *tight], running)
+    cold = _cli(["grade", str(notebooks[2]), "--json", *tight, "--no-server"], running)
+    assert warm.returncode == cold.returncode == 0 and warm.stderr == b"" and warm.stdout == cold.stdout
+    assert b"after 0.3 s of CPU time" in warm.stdout  # the hanging forward met the limits of the request
+    assert _graded(running) == before + len(notebooks) + 1  # the server graded them, not a silent fallback
     scores = [json.loads(_cli(["grade", str(p), "--json"], running).stdout)["score"] for p in notebooks]
     assert scores[0] > scores[1] and scores[0] > scores[2]
 
