@@ -2,34 +2,58 @@
 
 Each assignment declares its exercises, checks and points in its own module under
 :mod:`grader.assignments` (a module ``<id>.py`` defining ``ASSIGNMENT``); this module only collects
-them, in the order the course teaches them.
+them, in the order the course teaches them, importing each when it is first asked for.
 """
 from __future__ import annotations
 
 import importlib
-import pkgutil
+from collections.abc import Mapping
 
 from . import assignments as _package
+from .assignments import assignment_ids
 from .errors import UnknownAssignment
 from .exercise import JUDGES, Assignment, Check, Exercise  # noqa: F401  (re-exported)
 
 COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
 
 
-def _collect() -> dict[str, Assignment]:
-    found = {}
-    for info in pkgutil.iter_modules(_package.__path__):
-        assignment = getattr(importlib.import_module(f"{_package.__name__}.{info.name}"), "ASSIGNMENT", None)
-        if isinstance(assignment, Assignment):
-            if assignment.id != info.name:  # assignment_ids() lists the modules' names without importing them
-                raise ValueError(f"grader/assignments/{info.name}.py declares assignment {assignment.id!r}; "
-                                 f"name the module after its assignment")
-            found[assignment.id] = assignment
-    rank = {name: i for i, name in enumerate(COURSE_ORDER)}
-    return {k: found[k] for k in sorted(found, key=lambda k: (rank.get(k, len(rank)), k))}
+def _load(name: str) -> Assignment:
+    assignment = getattr(importlib.import_module(f"{_package.__name__}.{name}"), "ASSIGNMENT", None)
+    if not isinstance(assignment, Assignment):
+        raise ValueError(f"grader/assignments/{name}.py defines no ASSIGNMENT")
+    if assignment.id != name:  # assignment_ids() lists the modules' names without importing them
+        raise ValueError(f"grader/assignments/{name}.py declares assignment {assignment.id!r}; "
+                         f"name the module after its assignment")
+    return assignment
 
 
-ASSIGNMENTS: dict[str, Assignment] = _collect()
+class _Registry(Mapping):
+    """The course's assignments by id, in course order. Each one's module (its checks and references) is
+    imported when it is first asked for: grading one notebook imports no other assignment's checks."""
+
+    def __init__(self):
+        rank = {name: i for i, name in enumerate(COURSE_ORDER)}
+        self._ids = sorted(assignment_ids(), key=lambda k: (rank.get(k, len(rank)), k))
+        self._loaded: dict[str, Assignment] = {}
+
+    def __getitem__(self, name: str) -> Assignment:
+        if name not in self._loaded:
+            if name not in self._ids:
+                raise KeyError(name)
+            self._loaded[name] = _load(name)
+        return self._loaded[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self._ids
+
+    def __iter__(self):
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+ASSIGNMENTS: Mapping[str, Assignment] = _Registry()
 SEQUENCE_MODELS = ASSIGNMENTS["sequence_models"]
 
 

@@ -162,3 +162,13 @@ def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(rel
     err = capsys.readouterr().err
     assert "Operation not permitted" in err and "--isolation rlimits" in err and len(err.strip().splitlines()) == 1
     # (the fallback itself: tests/grader/test_rlimits.py)
+
+
+def test_grading_one_assignment_imports_no_other_assignments_checks():
+    """The registry imports an assignment's module (its checks, its references) only when asked for it."""
+    code = ("import sys; from grader.registry import ASSIGNMENTS, get_assignment; get_assignment('sequence_models'); "
+            "print(sorted(m for m in sys.modules if m.startswith('grader.assignments.')), list(ASSIGNMENTS), "
+            "'rnn_lm' in ASSIGNMENTS, 'nope' in ASSIGNMENTS)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.strip() == ("['grader.assignments.sequence_models'] "
+                           "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm'] True False")
