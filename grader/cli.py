@@ -147,23 +147,25 @@ def cmd_serve(args, console: Console) -> int:
 
     if not args.idle_exit > 0:
         raise UsageError(f"--idle-exit must be positive; got {args.idle_exit:g}")
+    def say(text: str) -> None:  # paths may hold brackets: no markup, and one line however long
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
     if args.stop:
-        console.print("grading server stopped" if server.stop() else "no grading server was running")
+        say("grading server stopped" if server.stop() else "no grading server was running")
         return EXIT_OK
     if args.status:
         found = server.status()
         if found is None:
-            console.print("no grading server is running")
+            say("no grading server is running")
         else:
             since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(found["since"]))
             current = "" if found["current"] else "; it runs other code than this seqgrade: restart it"
-            console.print(f"grading server pid {found['pid']} at {found['address']}, since {since}, "
-                          f"{found['graded']} notebook(s) graded{current}")
+            say(f"grading server pid {found['pid']} at {found['address']}, since {since}, "
+                f"{found['graded']} notebook(s) graded{current}")
         return EXIT_OK
     if args.detach:
         found = server.start_detached(args.idle_exit, args.isolation)
-        console.print(f"grading server ready: pid {found['pid']} at {found['address']}; `seqgrade grade` uses it. "
-                      f"It stops after {args.idle_exit:g} s without a request, or with `seqgrade serve --stop`.")
+        say(f"grading server ready: pid {found['pid']} at {found['address']}; `seqgrade grade` uses it. "
+            f"It stops after {args.idle_exit:g} s without a request, or with `seqgrade serve --stop`.")
         return EXIT_OK
 
     def ready(where) -> None:
