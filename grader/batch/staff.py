@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import OutputNotWritable, UsageError
 from ..fsutil import write_atomic
 from ..results import MANUAL_CHECK, NotebookResult, StaffMark
 
@@ -91,7 +91,11 @@ def staff_lock(outdir: str | Path):
         finally:
             depth[key] -= 1
         return
-    with open(key, "a") as handle:
+    try:
+        handle = open(key, "a")
+    except OSError as exc:
+        raise OutputNotWritable(key, exc.strerror or str(exc)) from None
+    with handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # released when the file is closed
         depth[key] = 1
         try:

@@ -359,3 +359,13 @@ def test_two_staff_edits_at_once_both_survive(out, monkeypatch):
     second.join(60)
     assert errors == []
     assert {t.student for t in real_load(out)} == {"ada", "bob"}
+
+
+def test_a_staff_lock_that_cannot_be_opened_is_a_typed_error(tmp_path):
+    from grader.batch.staff import staff_lock
+    from grader.errors import OutputNotWritable
+
+    (tmp_path / ".staff.lock").mkdir()  # something in the way that not even root can open for appending
+    with pytest.raises(OutputNotWritable, match="cannot write to .*staff.lock"):
+        with staff_lock(tmp_path):
+            pass
