@@ -10,9 +10,11 @@ student functions, see :mod:`grader.standins`), as the grader answered them.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
+from .allowance import CallAllowance
 from .compare import shape_of
 
 
@@ -73,6 +75,19 @@ class StudentCrashed(StudentAborted):
     kind = "crash"
 
 
+class StudentOverspent(StudentAborted):
+    """The call made the grader work beyond its allowance (a stand-in reply too large, a frame too big):
+    the call's failure, of kind ``resources``; the grader never did the oversized work."""
+
+    status = "error"
+    kind = "resources"
+
+
+def overspent(name: str, reason: str) -> StudentOverspent:
+    """The failure of a call to ``name`` that the grader stopped for ``reason``."""
+    return StudentOverspent(f"calling {name} was stopped: {reason}")
+
+
 class HelperError(Exception):
     """A stand-in refused its arguments; the student's code sees it raised as ``type_name``."""
 
@@ -84,28 +99,48 @@ class HelperError(Exception):
 class StandInHandler(Protocol):
     """What the grader runs when the student's code calls a stand-in (see :mod:`grader.standins`)."""
 
+    name: str
     params: tuple[str, ...]
 
     def __call__(self, args: list) -> Any: ...
 
     def vjp(self, args: list, cotangent) -> list: ...
 
+    def cost(self, args: list) -> tuple[int, float]: ...
+
+
+VJP_FACTOR = 3  # a backward pass through a stand-in recomputes its forward pass and then differentiates it
+
 
 def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values: dict,
-                 log: list[Served]) -> tuple[dict, dict]:
-    """The grader's answer to one helper request from the student's process (shared by all backends)."""
+                 log: list[Served], allowance: CallAllowance | None = None) -> tuple[dict, dict]:
+    """The grader's answer to one helper request from the student's process (shared by all backends).
+
+    With an ``allowance``, the computation is estimated first and refused (StudentOverspent, ending the
+    call) when it is larger than the graded call allows; the CPU time it then takes is charged to the call."""
     name = str(request.get("name"))
     handler = stand_ins.get(name)
     args = values.get("args")
     if handler is None or not isinstance(args, list):
         return {"ok": False, "error": {"type": "TypeError", "message": f"{name} is not available here"}}, {}
+    backward = request.get("kind") == "vjp"
+    if allowance is not None:
+        elements, work = handler.cost(args)
+        factor = VJP_FACTOR if backward else 1
+        refused = allowance.refusal(name, elements * factor, work * factor)
+        if refused:
+            raise StudentOverspent(refused)
+    started = time.thread_time()
     try:
-        if request.get("kind") == "vjp":
+        if backward:
             return {"ok": True}, {"value": handler.vjp(args, values.get("cotangent"))}
         log.append(Served(name, tuple(shape_of(a) for a in args)))
         return {"ok": True}, {"value": handler(args)}
     except HelperError as exc:
         return {"ok": False, "error": {"type": exc.type_name, "message": exc.message[:2000]}}, {}
+    finally:
+        if allowance is not None:
+            allowance.charge(time.thread_time() - started)
 
 
 class StudentCode(Protocol):

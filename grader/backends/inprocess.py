@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from .. import execute, invoke
-from ..calls import Reply, Served, StandInHandler, serve_helper
+from ..allowance import CallAllowance
+from ..calls import Reply, Served, StandInHandler, StudentOverspent, overspent, serve_helper
 from ..codec import decode_frame, encode_message
 from ..sandbox.isolation import PeakMemory, fix_mmap_threshold
 from .replies import to_reply
@@ -28,15 +29,24 @@ class InProcess:
         return cls(ns), reports
 
     def _request(self, request: dict, values: dict, stand_ins: Mapping[str, StandInHandler] | None = None,
-                 log: list[Served] | None = None) -> tuple[dict, dict]:
+                 log: list[Served] | None = None, allowance: CallAllowance | None = None) -> tuple[dict, dict]:
+        stopped: list[StudentOverspent] = []
+
         def ask(name, kind, args, cotangent):
-            reply, reply_values = _cross(*serve_helper(stand_ins or {}, *_cross(
-                {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log))
+            try:
+                reply, reply_values = _cross(*serve_helper(stand_ins or {}, *_cross(
+                    {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log, allowance))
+            except StudentOverspent as exc:  # the student's code could catch it here: it is raised again below
+                stopped.append(exc)
+                raise
             if not reply.get("ok"):
                 invoke.raise_helper_error(reply.get("error"))
             return reply_values.get("value")
 
-        return _cross(*invoke.handle(self.ns, *_cross(request, values), ask))
+        answer = _cross(*invoke.handle(self.ns, *_cross(request, values), ask))
+        if stopped:
+            raise overspent(str(request.get("name")), stopped[0].message)
+        return answer
 
     def defines(self, name: str) -> bool:
         return bool(self._request({"op": "defines", "name": name}, {})[0].get("defines"))
@@ -52,5 +62,7 @@ class InProcess:
         if measure_memory:
             fix_mmap_threshold(128 * 1024)  # as in the sandbox: freed blocks leave, so the peak is what was live
         peak = PeakMemory("self") if measure_memory else None
-        reply = self._request(request, {"args": list(args), "cotangent": cotangent}, stand_ins, log)
+        # No CPU budget in-process (nothing is timed here), but a stand-in's size is bounded all the same.
+        allowance = CallAllowance.for_call(list(args), float("inf"))
+        reply = self._request(request, {"args": list(args), "cotangent": cotangent}, stand_ins, log, allowance)
         return to_reply(name, *reply, log, peak.stop() if peak else None)

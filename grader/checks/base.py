@@ -62,6 +62,7 @@ FAILURE_KINDS = {
     "raised": "raised an exception",
     "timeout": "ran out of time",
     "crash": "ended the notebook's process",
+    "resources": "asked the grader for too much",  # a stand-in reply or a message beyond the call's allowance
     "type": "wrong type",
     "shape": "wrong shape",
     "dtype": "wrong dtype",
@@ -82,6 +83,8 @@ KIND_HINTS = {
     "dtype": "Create new tensors and arrays with the input's dtype (dtype=x.dtype) instead of the default.",
     "not_differentiable": "Use torch operations on the inputs only: no .detach(), .numpy(), .item() or torch.tensor(...) on intermediate results.",
     "timeout": "Look for a loop that never ends or work that grows much faster than the input.",
+    "resources": "Call the helper functions on pieces the size of your inputs (one block, one step), not on "
+                 "something far larger than the input you were given.",
 }
 
 

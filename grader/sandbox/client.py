@@ -17,7 +17,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..calls import Reply, Served, StandInHandler, StudentCrashed, StudentMissing, StudentTimeout, serve_helper
+from ..allowance import MIN_FRAME_BYTES, CallAllowance
+from ..calls import (Reply, Served, StandInHandler, StudentCrashed, StudentMissing, StudentOverspent, StudentTimeout,
+                     overspent, serve_helper)
 from ..backends.replies import to_reply
 from ..errors import ProtocolError, SandboxError, SandboxUnavailable
 from . import framing, isolation
@@ -283,20 +285,27 @@ class Session:
     def _request(self, request: dict, values: dict, name: str, stand_ins: Mapping[str, StandInHandler] | None = None,
                  log: list[Served] | None = None, watch=None) -> tuple[dict, dict]:
         """Send one request and wait for its reply, answering the stand-in calls the student's code makes
-        meanwhile (they count towards the call's time)."""
+        meanwhile. What the grader spends on them is bounded and counts towards the call's CPU time
+        (grader.allowance)."""
         if self.sock is None:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
         cpu = [None]  # the sandbox's CPU time when the call began to take a while (see _wait_readable)
         budget = self.limits.large_call_cpu_s if watch is not None else self.limits.call_budget(self.budgets.get(name))
+        allowance = CallAllowance.for_call(values.get("args") or [], budget)
+        max_bytes = allowance.max_frame_bytes if request.get("op") == "call" else MIN_FRAME_BYTES
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
-                self._wait_readable(deadline, budget, cpu, watch, idle=self.limits.call_idle_s)
-                message, reply_values = framing.recv(self.sock, deadline)
+                self._wait_readable(deadline, budget, cpu, watch, idle=self.limits.call_idle_s,
+                                    spent=lambda: allowance.spent_s)
+                message, reply_values = framing.recv(self.sock, deadline, max_bytes)
                 if message.get("op") != "helper":
                     return message, reply_values
-                framing.send(self.sock, *serve_helper(stand_ins or {}, message, reply_values, log if log is not None else []))
+                answer = serve_helper(stand_ins or {}, message, reply_values, log if log is not None else [], allowance)
+                if allowance.overspent:
+                    raise framing.TimedOut()
+                framing.send(self.sock, *answer)
             self._kill()
             raise StudentTimeout(f"{name} called other functions more than {MAX_HELPER_CALLS} times in one call; it was stopped")
         except framing.TimedOut:
@@ -306,18 +315,27 @@ class Session:
             # The same words whichever limit stopped it, so the feedback does not depend on the machine's load.
             raise StudentTimeout(f"{name} did not return: it was stopped after {budget:g} s of CPU "
                                  f"time (or after waiting {self.limits.call_idle_s:g} s without computing)") from None
+        except framing.TooLarge as exc:
+            self._kill()
+            raise overspent(name, f"its process sent {exc.size / 2**20:.0f} MiB at once, more than the "
+                                  f"{max_bytes / 2**20:.0f} MiB allowed for a call on these inputs") from None
+        except StudentOverspent as exc:
+            self._kill()
+            raise overspent(name, exc.message) from None
         except (framing.Closed, ProtocolError, OSError) as exc:
             detail = self._exit_detail() if not isinstance(exc, ProtocolError) else "it sent a malformed reply"
             self._kill()
             raise StudentCrashed(f"calling {name} ended the notebook's process ({detail or 'exit or crash'})") from None
 
-    def _wait_readable(self, deadline: float, budget: float, since: list, watch=None, idle: float | None = None) -> None:
+    def _wait_readable(self, deadline: float, budget: float, since: list, watch=None, idle: float | None = None,
+                       spent=lambda: 0.0) -> None:
         """Wait until the next message starts to arrive; raise framing.TimedOut once the sandbox has used
         ``budget`` CPU seconds (read from /proc, outside the sandbox), once it has computed nothing for
         ``idle`` seconds (every thread asleep and no CPU time added: it sleeps or waits for what never
         comes), or when the wall-clock backstop ``deadline`` has passed. ``since[0]`` holds the CPU time
         the budget counts from: read only when a wait outlasts its first 5 ms (most calls answer sooner,
-        and then /proc is never read), so at most those 5 ms go uncounted."""
+        and then /proc is never read), so at most those 5 ms go uncounted. ``spent()``: CPU seconds the grader
+        spent on the call's behalf (stand-in replies), counted too."""
         step = 0.005
         last_used, quiet_since = None, time.monotonic()
         while True:
@@ -332,7 +350,7 @@ class Session:
                 used = isolation.tree_cpu_seconds(self.pgid)
                 if since[0] is None:
                     since[0] = used
-                elif used - since[0] > budget:
+                elif used - since[0] + spent() > budget:
                     raise framing.TimedOut()
                 if idle is not None:
                     now = time.monotonic()
@@ -368,7 +386,7 @@ class Session:
             peak = isolation.PeakMemory(self.pgid) if measure_memory and self.pgid else None
             reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log, peak)
             return to_reply(name, *reply, log, peak.stop() if peak else None)
-        except (StudentTimeout, StudentCrashed) as exc:
+        except (StudentTimeout, StudentCrashed, StudentOverspent) as exc:
             if time.monotonic() < self.deadline:
                 self._broken.setdefault(name, exc)
             raise

@@ -16,6 +16,14 @@ class TimedOut(Exception):
     """No complete message before the deadline."""
 
 
+class TooLarge(Exception):
+    """The next message is larger than the reader allows; nothing of it was read past its prefix."""
+
+    def __init__(self, size: int):
+        super().__init__(f"a message of {size} bytes")
+        self.size = size
+
+
 def send(sock: socket.socket, message: dict, values: dict | None = None) -> None:
     sock.settimeout(None)
     sock.sendall(encode_message(message, values))
@@ -44,9 +52,11 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     return b"".join(chunks)
 
 
-def recv(sock: socket.socket, deadline: float | None = None) -> tuple[dict, dict]:
-    """Read one frame; raise TimedOut, Closed or ProtocolError."""
+def recv(sock: socket.socket, deadline: float | None = None, max_bytes: int | None = None) -> tuple[dict, dict]:
+    """Read one frame; raise TimedOut, Closed, ProtocolError, or TooLarge when it is over ``max_bytes``."""
     n_header, n_payload = read_prefix(_recv_exact(sock, PREFIX_SIZE, deadline))
+    if max_bytes is not None and n_header + n_payload > max_bytes:
+        raise TooLarge(n_header + n_payload)
     header = _recv_exact(sock, n_header, deadline)
     payload = _recv_exact(sock, n_payload, deadline) if n_payload else b""
     message, values = decode_message(header, payload)
