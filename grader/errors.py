@@ -21,6 +21,11 @@ class OutputNotWritable(UsageError):
         super().__init__(f"cannot write to {path}: {reason}")
 
 
+class ArchiveError(UsageError):
+    """A submissions archive that cannot be read as a whole (not a zip file, or over the documented caps).
+    Raised before anything is graded or written; one bad entry is that entry's problem, never this."""
+
+
 class InvalidNotebook(SeqgradeError):
     """A submission that cannot be read as a notebook. Graders record it as status 'invalid'."""
 

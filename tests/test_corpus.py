@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.identity import file_stem
 from grader.batch.run import BatchConfig, run_batch
 from grader.registry import SEQUENCE_MODELS
 from grader.sandbox.client import SANDBOX_UID
@@ -182,7 +183,7 @@ def corpus(released, tmp_path_factory):
     deadline = time.monotonic() + 15  # worker zygotes exit when their worker's control socket closes
     while _sandbox_processes() and time.monotonic() < deadline:
         time.sleep(0.2)
-    results = {s: json.loads(path.read_text()) if (path := out / "results" / f"{s}.json").exists() else None for s in entries}
+    results = {s: json.loads(path.read_text()) if (path := out / "results" / f"{file_stem(s)}.json").exists() else None for s in entries}
     return {"entries": entries, "results": results, "report": report, "elapsed": elapsed, "out": out, "root": root,
             "before": before, "after": _tree_digest(ROOT), "listener": listener.connections, "etc_profile": etc_profile,
             "left": _sandbox_processes(), "watch": watch, "markers": [str(m) for m in MARKERS if m.exists()]}
@@ -363,5 +364,5 @@ def test_whole_corpus_is_deterministic_across_runs_worker_counts_and_load(corpus
         load.close()
     assert (out2 / "grades.csv").read_bytes() == (corpus["out"] / "grades.csv").read_bytes()
     for student in corpus["entries"]:
-        rel = Path("results") / f"{student}.json"
+        rel = Path("results") / f"{file_stem(student)}.json"
         assert (out2 / rel).read_bytes() == (corpus["out"] / rel).read_bytes(), student

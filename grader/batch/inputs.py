@@ -6,32 +6,52 @@ Layouts:
 * a ``.zip``: Canvas names files ``name_[LATE_]<user id>_<submission id>_<original name>``; Gradescope
   exports ``submission_<id>/...`` folders with a ``submission_metadata.yml``; otherwise as a folder.
 
-Duplicate rule: one notebook per student. When several are found, the one with the highest Canvas
-submission id wins; elsewhere the one whose path sorts last. The others are reported, not graded.
+Identity: the student id is exactly the text the input gives (Unicode, spaces and case kept); two
+different ids are two students, and the files made for them are named by ``identity.file_stem``.
+
+Duplicate rule: one notebook per student id. When several are found, the newest counts: the highest
+Canvas submission id, the latest Gradescope ``:created_at``; elsewhere the path that sorts last (of two
+archive entries with one name, the later). The others are reported, not graded.
+
+Archives: entry names are only read, never used as paths. A notebook (or Gradescope's metadata) is
+unpacked to ``<workdir>/<entry number>/<its file name>``, shortened when over 255 bytes, so long names,
+a file and a folder of one name, repeated names, ``..`` and absolute names cannot clash or escape; other
+files are listed, not unpacked. Names without zip's UTF-8 flag are read as UTF-8 where they are valid,
+else as cp437. An entry that cannot be unpacked (corrupt data, encrypted, a symbolic link, a notebook
+over ``MAX_NOTEBOOK_BYTES``) is its student's problem (``Discovery.unreadable``), listed as skipped too.
+The whole archive is refused (``ArchiveError``) only when it is not a readable zip, holds more than
+``MAX_ZIP_FILES`` entries, or its notebooks add up to more than ``MAX_ZIP_BYTES`` unpacked.
 """
 from __future__ import annotations
 
+import datetime
+import os
 import re
 import shutil
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..errors import UsageError
+from ..errors import ArchiveError, UsageError
+from ..notebook import MAX_NOTEBOOK_BYTES
 
 CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_|late_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
-MAX_ZIP_BYTES = 4 * 2**30
+MAX_ZIP_BYTES = 4 * 2**30  # the notebooks of one archive, unpacked (sizes from the zip's directory, which zipfile enforces)
 MAX_ZIP_FILES = 20_000
+METADATA = "submission_metadata.yml"
+NAME_BYTES = 255  # the longest file name Linux and macOS file systems take
 
 
 @dataclass(frozen=True)
 class Job:
     student: str
-    path: str  # the notebook to grade
+    path: str  # the notebook to grade (for an unreadable one: its name in the input)
     late: bool = False  # Canvas marked the submission LATE
     name: str = ""  # as the LMS names the student (Gradescope's name, Canvas's file-name prefix)
     email: str = ""  # Gradescope's submitter email
+    problem: str = ""  # why the notebook could not be unpacked or read ("" for one to grade)
 
 
 @dataclass(frozen=True)
@@ -52,97 +72,208 @@ class Discovery:
     # those files (name, late flag), and student -> the original names of all of them.
     without_notebook: dict[str, Job] = field(default_factory=dict)
     not_notebooks: dict[str, str] = field(default_factory=dict)
+    # Students whose submission could not be unpacked: one Job each, its ``problem`` saying why (their row
+    # is "invalid" with that reason).
+    unreadable: list[Job] = field(default_factory=list)
 
     def cleanup(self) -> None:
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _safe_extract(zip_path: Path) -> Path:
-    target = Path(tempfile.mkdtemp(prefix="seqgrade-zip-"))
+@dataclass(frozen=True)
+class Entry:
+    """One file of the input."""
+    parts: tuple[str, ...]  # its name in the input, split at "/"
+    path: Path | None = None  # where its bytes are; None when not unpacked
+    problem: str = ""  # why it could not be unpacked
+    order: int = 0  # its place in an archive: of two entries with one name, the later counts
+
+    @property
+    def rel(self) -> str:
+        return "/".join(self.parts)
+
+    @property
+    def name(self) -> str:
+        return self.parts[-1]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    person: Person
+    entry: Entry
+    rank: tuple  # of one student's candidates, the highest is graded
+    late: bool = False
+
+
+def _readable(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) shown as ``\\xNN``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _folder_entries(root: Path) -> list[Entry]:
+    entries = []
+    for folder, dirs, files in os.walk(root):  # symbolic links to folders are not followed
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = Path(folder).relative_to(root).parts
+        entries += [Entry(tuple(_readable(p) for p in (*rel, f)), Path(folder, f)) for f in files if not f.startswith(".")]
+    return entries
+
+
+def _archive_parts(info: zipfile.ZipInfo) -> tuple[str, ...]:
+    name = info.filename
+    if not info.flag_bits & 0x800:  # no UTF-8 flag: zipfile read cp437, but many tools write UTF-8 anyway
+        try:
+            name = name.encode("cp437").decode("utf-8")
+        except UnicodeError:
+            pass
+    return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", ".", ".."))
+
+
+def _file_name(name: str) -> str:
+    """``name``, or when it is too long for a file name, as much of it as fits before its suffix."""
+    raw = name.encode("utf-8")
+    if len(raw) <= NAME_BYTES:
+        return name
+    suffix = PurePosixPath(name).suffix.encode("utf-8")[:16]
+    return raw[:NAME_BYTES - len(suffix)].decode("utf-8", "ignore") + suffix.decode("utf-8", "ignore")
+
+
+def _unpack(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path) -> str:
+    """Unpack one entry to ``dest``; return why it could not be ("" when it was)."""
+    if stat.S_ISLNK(info.external_attr >> 16):
+        return "the archive entry is a symbolic link, not a file"
+    if info.file_size > MAX_NOTEBOOK_BYTES:
+        return (f"the archive entry is {info.file_size / 2**20:.0f} MB unpacked; notebooks over "
+                f"{MAX_NOTEBOOK_BYTES // 2**20} MB are not graded")
     try:
-        with zipfile.ZipFile(zip_path) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_ZIP_FILES or sum(i.file_size for i in infos) > MAX_ZIP_BYTES:
-                raise UsageError(f"{zip_path} is too large to unpack ({len(infos)} files)")
-            for info in infos:
-                name = PurePosixPath(info.filename)
-                if info.is_dir() or name.is_absolute() or ".." in name.parts or name.parts[0] == "__MACOSX":
-                    continue
-                dest = target.joinpath(*name.parts)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(info) as src, open(dest, "wb") as out:
-                    shutil.copyfileobj(src, out)
-    except zipfile.BadZipFile:
-        shutil.rmtree(target, ignore_errors=True)
-        raise UsageError(f"{zip_path} is not a readable zip file") from None
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
-        raise
-    return target
+        dest.parent.mkdir(parents=True)
+        with zf.open(info) as src, open(dest, "wb") as out:
+            shutil.copyfileobj(src, out)
+        return ""
+    except Exception as exc:  # corrupt data, encryption, an unknown compression, a full disk: this entry's problem
+        dest.unlink(missing_ok=True)
+        return f"the archive entry could not be unpacked: {exc}"
 
 
-def _gradescope_names(root: Path) -> dict[str, Person]:
-    """submission folder -> submitter, from Gradescope's submission_metadata.yml when present."""
-    meta = next(iter(sorted(root.rglob("submission_metadata.yml"))), None)
+def _zip_entries(zip_path: Path, target: Path) -> list[Entry]:
+    try:
+        zf = zipfile.ZipFile(zip_path)
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+        raise ArchiveError(f"{zip_path} is not a readable zip file ({exc})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_ZIP_FILES:
+            raise ArchiveError(f"{zip_path} holds {len(infos)} entries, over the {MAX_ZIP_FILES} seqgrade unpacks; "
+                               "unpack it yourself and pass the folder")
+        listed = []
+        for order, info in enumerate(infos):
+            parts = _archive_parts(info)
+            if parts and not info.is_dir() and parts[0] != "__MACOSX" and not any(p.startswith(".") for p in parts):
+                listed.append((order, info, parts))
+        wanted = [(order, info, parts) for order, info, parts in listed if parts[-1].endswith(".ipynb") or parts[-1] == METADATA]
+        total = sum(info.file_size for _, info, _ in wanted if info.file_size <= MAX_NOTEBOOK_BYTES)
+        if total > MAX_ZIP_BYTES:
+            raise ArchiveError(f"the notebooks in {zip_path} add up to {total / 2**30:.1f} GiB unpacked, over the "
+                               f"{MAX_ZIP_BYTES // 2**30} GiB seqgrade unpacks; unpack it yourself and pass the folder")
+        entries = {order: Entry(parts, order=order) for order, _, parts in listed}
+        for order, info, parts in wanted:
+            dest = target / f"{order:06d}" / _file_name(parts[-1])
+            problem = _unpack(zf, info, dest)
+            entries[order] = Entry(parts, None if problem else dest, problem, order)
+    return list(entries.values())
+
+
+def _when(value) -> float:
+    """A submission time from Gradescope's metadata as seconds, for ordering (-inf when unknown)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.datetime.fromisoformat(value.strip())
+        except ValueError:
+            return float("-inf")
+    return value.timestamp() if isinstance(value, datetime.datetime) else float("-inf")
+
+
+def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], float]]:
+    """submission folder -> (its submitters, its time), from Gradescope's submission_metadata.yml."""
+    meta = min((e for e in entries if e.name == METADATA and e.path is not None), key=lambda e: (e.parts, e.order), default=None)
     if meta is None:
         return {}
     try:
         import yaml
 
-        data = yaml.safe_load(meta.read_text(encoding="utf-8", errors="replace")) or {}
-    except Exception:
+        data = yaml.safe_load(meta.path.read_text(encoding="utf-8", errors="replace")) or {}
+    except Exception:  # an unreadable metadata file: the folders name the submissions
         return {}
-    names = {}
+    found = {}
     for folder, entry in data.items() if isinstance(data, dict) else []:
-        submitters = entry.get(":submitters") or entry.get("submitters") or [] if isinstance(entry, dict) else []
-        if submitters and isinstance(submitters[0], dict):
-            s = submitters[0]
-            email = str(s.get(":email") or s.get("email") or "")
-            names[str(folder)] = Person(student=str(s.get(":sid") or s.get("sid") or email or folder),
-                                        name=str(s.get(":name") or s.get("name") or ""), email=email)
-    return names
+        entry = entry if isinstance(entry, dict) else {}
+        people = []
+        for s in entry.get(":submitters") or entry.get("submitters") or []:  # a group submission has several
+            if isinstance(s, dict):
+                email = str(s.get(":email") or s.get("email") or "")
+                people.append(Person(student=str(s.get(":sid") or s.get("sid") or email or folder),
+                                     name=str(s.get(":name") or s.get("name") or ""), email=email))
+        found[str(folder)] = (people or [Person(str(folder))], _when(entry.get(":created_at") or entry.get("created_at")))
+    return found
 
 
-def _candidates(root: Path, assignment: str) -> tuple[str, list[tuple[Person, Path, tuple]]]:
-    """(layout, [(student, path, sort key)]) for every notebook found; the key's last part says "late"."""
-    files = sorted(p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
-    base = root / "submitted" if (root / "submitted").is_dir() else root
-    nbgrader = [p for p in files if p.suffix == ".ipynb" and len(p.relative_to(base).parts) == 3
-                and p.relative_to(base).parts[1] == assignment] if base.is_dir() else []
+def _candidates(entries: list[Entry], assignment: str) -> tuple[str, list[Candidate]]:
+    """(layout, a candidate for every notebook found and every student it belongs to)."""
+    notebooks = [e for e in entries if e.name.endswith(".ipynb")]
+    base = ("submitted",) if any(len(e.parts) > 1 and e.parts[0] == "submitted" for e in entries) else ()
+    nbgrader = [e for e in notebooks if len(e.parts) == len(base) + 3 and e.parts[:len(base)] == base
+                and e.parts[len(base) + 1] == assignment]
     if nbgrader:
-        return "nbgrader", [(Person(p.relative_to(base).parts[0]), p, (str(p), False)) for p in nbgrader]
-    gradescope = _gradescope_names(root)
-    if gradescope or any(part.startswith("submission_") for p in files for part in p.relative_to(root).parts[:-1]):
+        return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order)) for e in nbgrader]
+    gradescope = _gradescope_people(entries)
+    if gradescope or any(part.startswith("submission_") for e in entries for part in e.parts[:-1]):
         found = []
-        for p in files:
-            if p.suffix != ".ipynb":
-                continue
-            folder = next((part for part in p.relative_to(root).parts[:-1] if part.startswith("submission_")), None)
+        for e in notebooks:
+            folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
             if folder:
-                found.append((gradescope.get(folder, Person(folder)), p, (str(p), False)))
+                people, when = gradescope.get(folder, ([Person(folder)], float("-inf")))
+                found += [Candidate(person, e, (when, e.parts, e.order)) for person in people]
         return "gradescope", found
     found = []
-    for p in files:
-        if p.suffix != ".ipynb":
-            continue
-        m = CANVAS.match(p.name)
+    for e in notebooks:
+        m = CANVAS.match(e.name)
         if m:
-            found.append((Person(m["user"], name=m["name"]), p, (int(m["sub"]), str(p), bool(m["late"]))))
+            found.append(Candidate(Person(m["user"], name=m["name"]), e, (int(m["sub"]), e.parts, e.order), bool(m["late"])))
         else:
-            found.append((Person(p.stem), p, (0, str(p), False)))
-    layout = "canvas" if any(CANVAS.match(p.name) for _, p, _ in found) else "folder"
-    return layout, found
+            found.append(Candidate(Person(PurePosixPath(e.name).stem), e, (0, e.parts, e.order)))
+    return "canvas" if any(CANVAS.match(c.entry.name) for c in found) else "folder", found
 
 
-def _canvas_without_notebook(result: Discovery, graded: set[str]) -> None:
+def _canvas_without_notebook(result: Discovery, named: set[str]) -> None:
     """Canvas names the student in every file's name: one who handed in only a PDF still gets a row."""
     for rel, why in result.skipped:
         m = CANVAS.match(PurePosixPath(rel).name)
-        if m and why.startswith("not a notebook") and m["user"] not in graded:
+        if m and why.startswith("not a notebook") and m["user"] not in named:
             files = result.not_notebooks.get(m["user"])
             result.not_notebooks[m["user"]] = f"{files}, {m['orig']}" if files else m["orig"]
             result.without_notebook.setdefault(m["user"], Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"]))
+
+
+def _choose(result: Discovery, found: list[Candidate]) -> None:
+    """One job per student id: the highest-ranked candidate (an unreadable one makes the student's row invalid)."""
+    by_student: dict[str, list[Candidate]] = {}
+    for c in found:
+        by_student.setdefault(c.person.student, []).append(c)
+    for student in sorted(by_student):
+        ranked = sorted(by_student[student], key=lambda c: c.rank)
+        best = ranked[-1]
+        for other in ranked[:-1]:
+            instead = ("a later archive entry of the same name" if other.entry.rel == best.entry.rel else best.entry.rel)
+            result.skipped.append((other.entry.rel, f"duplicate for student {student}; graded {instead} instead"))
+        e, who = best.entry, best.person
+        job = Job(student=student, path=str(e.path) if e.path else e.rel, late=best.late, name=who.name, email=who.email,
+                  problem=e.problem)
+        if e.problem:
+            result.unreadable.append(job)
+            result.skipped.append((e.rel, e.problem))
+        else:
+            result.jobs.append(job)
 
 
 def discover(submissions: str | Path, assignment: str) -> Discovery:
@@ -150,39 +281,28 @@ def discover(submissions: str | Path, assignment: str) -> Discovery:
     if not src.exists():
         raise UsageError(f"no such file or folder: {src}")
     result = Discovery()
-    if src.is_file():
-        if src.suffix.lower() != ".zip":
-            raise UsageError(f"{src} is a file but not a .zip export; pass a folder or a .zip")
-        root = _safe_extract(src)
-        result.workdir = str(root)
-    else:
-        root = src
+    if src.is_file() and src.suffix.lower() != ".zip":
+        raise UsageError(f"{src} is a file but not a .zip export; pass a folder or a .zip")
     try:
-        layout, found = _candidates(root, assignment)
-        result.layout = layout
-        notebooks = {p for _, p, _ in found}
-        for p in sorted(root.rglob("*")):
-            rel = p.relative_to(root)
-            if p.is_file() and p not in notebooks and not any(part.startswith(".") for part in rel.parts) \
-                    and p.name != "submission_metadata.yml":
-                result.skipped.append((str(rel), "not a notebook (.ipynb)" if p.suffix != ".ipynb" else "not where this layout expects a submission"))
-        by_student: dict[str, list] = {}
-        for person, path, key in found:
-            safe = re.sub(r"[^A-Za-z0-9_.@-]", "_", person.student)[:100] or "unknown"
-            by_student.setdefault(safe, []).append((key, str(path), person))
-        for student in sorted(by_student):
-            entries = sorted(by_student[student], key=lambda e: (e[0], e[1]))
-            key, chosen, person = entries[-1]
-            chosen = Path(chosen)
-            for _, other, _ in entries[:-1]:
-                result.skipped.append((str(Path(other).relative_to(root)), f"duplicate for student {student}; graded {chosen.relative_to(root)} instead"))
-            result.jobs.append(Job(student=student, path=str(chosen), late=key[-1], name=person.name, email=person.email))
-        if layout == "canvas":
-            _canvas_without_notebook(result, {job.student for job in result.jobs})
+        if src.is_file():
+            result.workdir = tempfile.mkdtemp(prefix="seqgrade-zip-")
+            entries = _zip_entries(src, Path(result.workdir))
+        else:
+            entries = _folder_entries(src)
+        entries.sort(key=lambda e: (e.parts, e.order))
+        result.layout, found = _candidates(entries, assignment)
+        candidates = {(c.entry.parts, c.entry.order) for c in found}
+        for e in entries:
+            if (e.parts, e.order) not in candidates and e.name != METADATA:
+                result.skipped.append((e.rel, "not a notebook (.ipynb)" if not e.name.endswith(".ipynb")
+                                       else "not where this layout expects a submission"))
+        _choose(result, found)
+        if result.layout == "canvas":
+            _canvas_without_notebook(result, {job.student for job in result.jobs + result.unreadable})
     except BaseException:
         result.cleanup()
         raise
-    if not result.jobs:
+    if not result.jobs and not result.unreadable:
         result.cleanup()
         raise UsageError(f"no notebooks found in {src}")
     return result

@@ -16,6 +16,7 @@ from ..registry import Assignment
 from ..report.html import render
 from ..report.summary import write_summary  # noqa: F401 (run.py writes the summary through here)
 from ..results import FLAG_WORDS, NotebookResult
+from .identity import file_stem
 
 
 def fmt(x: float) -> str:
@@ -25,12 +26,12 @@ def fmt(x: float) -> str:
 def write_result(outdir: Path, student: str, result: NotebookResult, key: str) -> None:
     data = result.to_dict()
     data["cache_key"] = key
-    write_atomic(outdir / "feedback" / f"{student}.html", render(result))
-    write_atomic(outdir / "results" / f"{student}.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
+    write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
+    write_atomic(outdir / "results" / f"{file_stem(student)}.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 def read_result(outdir: Path, student: str) -> tuple[NotebookResult, str] | None:
-    path = outdir / "results" / f"{student}.json"
+    path = outdir / "results" / f"{file_stem(student)}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return NotebookResult.from_dict(data), data.get("cache_key", "")
@@ -78,7 +79,7 @@ def write_gradescope(outdir: Path, student: str, result: NotebookResult, assignm
     from ..gradescope.results_json import results_from_notebook
 
     data = results_from_notebook(result, assignment, visibility="visible")
-    write_atomic(outdir / "gradescope" / student / "results.json", json.dumps(data, indent=2) + "\n")
+    write_atomic(outdir / "gradescope" / file_stem(student) / "results.json", json.dumps(data, indent=2) + "\n")
 
 
 def alembic_head() -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import copy
 import fnmatch
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,7 @@ class Entry:
     @property
     def student(self) -> str:
         if self.kind == "structure" and self.data.get("FILENAME"):
-            return re.sub(r"[^A-Za-z0-9_.@-]", "_", Path(self.data["FILENAME"]).stem)
+            return Path(self.data["FILENAME"]).stem  # the id is the file's stem as it is
         return f"{self.kind}-{self.name}"
 
 
