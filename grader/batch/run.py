@@ -20,6 +20,7 @@ from ..registry import get_assignment
 from ..results import NotebookResult
 from ..sandbox.limits import Limits
 from . import outputs
+from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import discover
 from .publish import publish
@@ -79,34 +80,39 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     found = discover(config.submissions, assignment.id)  # raises UsageError before anything is written
     outputs.prefetch_gradebook()
     client = None
-    own_executor = None
+    workers = None
     try:
+        window = config.workers or default_workers()
         if executor is None and config.scheduler:
             client = connect_scheduler(config.scheduler)
             executor = client.get_executor()
+            window = max(sum(client.nthreads().values()), 1)
         outdir = Path(config.outdir)
         try:
             ensure_writable_dir(outdir)
         except OSError as exc:
             raise OutputNotWritable(outdir, exc.strerror or str(exc)) from None
         if executor is None:
-            workers = config.workers or default_workers()
-            own_executor = executor = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        report = _grade_all(config, assignment, found, outdir, executor, progress, phase or (lambda text: None))
+            n = window
+            workers = Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")))
+        else:
+            workers = Workers(executor)
+        # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
+        report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None))
     finally:
-        if own_executor is not None:
-            own_executor.shutdown(wait=True, cancel_futures=True)
+        if workers is not None:
+            workers.close()
         if client is not None:
             client.close()
         found.cleanup()
     return report
 
 
-def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> BatchReport:
+def _grade_all(config, assignment, found, outdir, workers: Workers, window: int, progress, phase) -> BatchReport:
     start = time.monotonic()
     report = BatchReport(total=len(found.jobs), skipped=list(found.skipped), layout=found.layout)
     hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
-    pending = {}
+    pending = {}  # student -> (job, key) of the notebooks to grade
     done = 0
     people = {}
     keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
@@ -121,25 +127,24 @@ def _grade_all(config, assignment, found, outdir, executor, progress, phase) -> 
             if progress:
                 progress(job.student, cached[0], done, report.total)
             continue
-        future = executor.submit(grade_job, job.student, job.path, assignment.id, config.limits, hide, config.backend)
-        pending[future] = (job, key)
+        pending[job.student] = (job, key)
+    graded = grade_all([job for job, _ in pending.values()], workers, grade_job, lambda job: (
+        job.student, job.path, assignment.id, config.limits, hide, config.backend), window=window)
     for job in found.jobs:  # while the workers grade: the notebooks' JSON only (answers, release check)
         facts = read_facts(job.path, assignment)
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
                                             release_identical=facts.release_identical, answers=facts.answers)
-    for future in cf.as_completed(pending):
-        job, key = pending[future]
-        try:
-            payload = future.result()
-        except Exception as exc:  # a worker died: record it, keep going
-            payload = {"student": job.student, "result": None, "error": f"the worker grading it failed: {type(exc).__name__}: {exc}"}
+    for job, payload in graded:
+        key = pending[job.student][1]
         if payload["result"] is not None:
             result = NotebookResult.from_dict(payload["result"])
             outputs.write_result(outdir, job.student, result, key)
             keys[job.student] = key
             report.graded += 1
         else:
-            result = missing_result(assignment, os.path.basename(job.path), f"seqgrade could not grade this notebook: {payload['error']}")
+            error = payload["error"]
+            reason = error if error.startswith(EXHAUSTED) else f"seqgrade could not grade this notebook: {error}"
+            result = missing_result(assignment, os.path.basename(job.path), reason)
             report.failed += 1  # not cached: the next run tries again
         report.results[job.student] = result
         done += 1
