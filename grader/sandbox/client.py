@@ -25,6 +25,7 @@ from ..errors import ProtocolError, SandboxError, SandboxUnavailable
 from . import framing, isolation
 from .launch import launch_zygote
 from .limits import Limits
+from .warmup import CallClock
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
@@ -144,6 +145,7 @@ class Session:
         self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
         self._defines: dict[str, bool] = {}
         self._broken: dict[str, BaseException] = {}  # functions that hung or ended the process: not called again
+        self._warmed: set[str] = set()  # functions whose first call has been made (one-time work allowed then)
         self._spare: tuple[socket.socket, socket.socket] | None = None  # a jail built ahead, for the next restart
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -213,6 +215,7 @@ class Session:
         if self.restarts > MAX_RESTARTS:
             raise StudentCrashed("the notebook's process had to be restarted too often; remaining checks were not run")
         self.restarts += 1
+        self._warmed.clear()  # a new process: every function's first call may load code again
         if self._spare is not None:
             (self.sock, self.ctl), self._spare = self._spare, None
         else:
@@ -220,13 +223,13 @@ class Session:
         self._handshake()
         framing.send(self.sock, {"op": "run", "modules": self.modules,
                                  "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
-        current, cpu = None, [None]
+        current, clock = None, CallClock(self.limits.cell_cpu_s, 0.0)
         while True:
             limit = self.limits.cell_timeout_s if current is not None else 10.0
             deadline = time.monotonic() + self._remaining(limit)
             try:
                 if current is not None:
-                    self._wait_readable(deadline, self.limits.cell_cpu_s, cpu)
+                    self._wait_readable(deadline, clock)
                 msg, _ = framing.recv(self.sock, deadline)
             except framing.TimedOut:
                 self._kill()
@@ -247,7 +250,7 @@ class Session:
             op = msg.get("op")
             if op == "cell_start":
                 current = int(msg.get("index", -1))
-                cpu = [None]
+                clock = CallClock(self.limits.cell_cpu_s, 0.0)
             elif op == "cell_done":
                 index = int(msg.get("index", -1))
                 self.cell_reports.setdefault(index, {"index": index, "status": str(msg.get("status"))[:10],
@@ -283,27 +286,25 @@ class Session:
 
     # --- StudentCode --------------------------------------------------------------------------------
     def _request(self, request: dict, values: dict, name: str, stand_ins: Mapping[str, StandInHandler] | None = None,
-                 log: list[Served] | None = None, watch=None) -> tuple[dict, dict]:
+                 log: list[Served] | None = None, watch=None, clock: CallClock | None = None) -> tuple[dict, dict]:
         """Send one request and wait for its reply, answering the stand-in calls the student's code makes
         meanwhile. What the grader spends on them is bounded and counts towards the call's CPU time
-        (grader.allowance)."""
+        (grader.allowance). ``clock``: the call's CPU budget (by default the function's, never stretched)."""
         if self.sock is None:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
-        cpu = [None]  # the sandbox's CPU time when the call began to take a while (see _wait_readable)
-        budget = self.limits.large_call_cpu_s if watch is not None else self.limits.call_budget(self.budgets.get(name))
-        allowance = CallAllowance.for_call(values.get("args") or [], budget)
+        clock = clock or CallClock(self._budget(name, watch), 0.0)
+        allowance = CallAllowance.for_call(values.get("args") or [], clock.budget)
         max_bytes = allowance.max_frame_bytes if request.get("op") == "call" else MIN_FRAME_BYTES
         try:
             framing.send(self.sock, request, values)
             for _ in range(MAX_HELPER_CALLS):
-                self._wait_readable(deadline, budget, cpu, watch, idle=self.limits.call_idle_s,
-                                    spent=lambda: allowance.spent_s)
+                self._wait_readable(deadline, clock, watch, idle=self.limits.call_idle_s, spent=lambda: allowance.spent_s)
                 message, reply_values = framing.recv(self.sock, deadline, max_bytes)
                 if message.get("op") != "helper":
                     return message, reply_values
                 answer = serve_helper(stand_ins or {}, message, reply_values, log if log is not None else [], allowance)
-                if allowance.overspent:
+                if allowance.spent_s > clock.budget:
                     raise framing.TimedOut()
                 framing.send(self.sock, *answer)
             self._kill()
@@ -313,7 +314,7 @@ class Session:
             if time.monotonic() >= self.deadline:
                 raise StudentTimeout(f"the notebook used up its time budget of {self.limits.submission_timeout_s:g} s") from None
             # The same words whichever limit stopped it, so the feedback does not depend on the machine's load.
-            raise StudentTimeout(f"{name} did not return: it was stopped after {budget:g} s of CPU "
+            raise StudentTimeout(f"{name} did not return: it was stopped after {clock.budget:g} s of CPU "
                                  f"time (or after waiting {self.limits.call_idle_s:g} s without computing)") from None
         except framing.TooLarge as exc:
             self._kill()
@@ -327,15 +328,18 @@ class Session:
             self._kill()
             raise StudentCrashed(f"calling {name} ended the notebook's process ({detail or 'exit or crash'})") from None
 
-    def _wait_readable(self, deadline: float, budget: float, since: list, watch=None, idle: float | None = None,
+    def _budget(self, name: str, watch=None) -> float:
+        return self.limits.large_call_cpu_s if watch is not None else self.limits.call_budget(self.budgets.get(name))
+
+    def _wait_readable(self, deadline: float, clock: CallClock, watch=None, idle: float | None = None,
                        spent=lambda: 0.0) -> None:
         """Wait until the next message starts to arrive; raise framing.TimedOut once the sandbox has used
-        ``budget`` CPU seconds (read from /proc, outside the sandbox), once it has computed nothing for
+        ``clock``'s CPU budget (read from /proc, outside the sandbox), once it has computed nothing for
         ``idle`` seconds (every thread asleep and no CPU time added: it sleeps or waits for what never
-        comes), or when the wall-clock backstop ``deadline`` has passed. ``since[0]`` holds the CPU time
-        the budget counts from: read only when a wait outlasts its first 5 ms (most calls answer sooner,
-        and then /proc is never read), so at most those 5 ms go uncounted. ``spent()``: CPU seconds the grader
-        spent on the call's behalf (stand-in replies), counted too."""
+        comes), or when the wall-clock backstop ``deadline`` has passed. The budget counts from the CPU
+        time read when a wait outlasts its first 5 ms (most calls answer sooner, and then /proc is never
+        read), so at most those 5 ms go uncounted. ``spent()``: CPU seconds the grader spent on the call's
+        behalf (stand-in replies), counted too."""
         step = 0.005
         last_used, quiet_since = None, time.monotonic()
         while True:
@@ -348,9 +352,9 @@ class Session:
                 watch.sample()
             if self.pgid:
                 used = isolation.tree_cpu_seconds(self.pgid)
-                if since[0] is None:
-                    since[0] = used
-                elif used - since[0] + spent() > budget:
+                if clock.since_cpu is None:
+                    clock.start(used)
+                elif clock.over(used - clock.since_cpu + spent(), self.pgid):
                     raise framing.TimedOut()
                 if idle is not None:
                     now = time.monotonic()
@@ -360,7 +364,13 @@ class Session:
                         raise framing.TimedOut()
             # A memory watch samples often; otherwise the poll stays well below the budget, so a hung call
             # is stopped close to its budget rather than up to one long poll later.
-            step = min(step * 2, 0.01 if watch is not None else min(0.05, budget / 10))
+            step = min(step * 2, 0.01 if watch is not None else min(0.05, clock.budget / 10))
+
+    def _call_once(self, name, request, args, cotangent, stand_ins, measure_memory, clock):
+        log: list[Served] = []
+        peak = isolation.PeakMemory(self.pgid) if measure_memory and self.pgid else None
+        reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log, peak, clock)
+        return log, peak, reply
 
     def defines(self, name: str) -> bool:
         if name not in self._defines:
@@ -379,12 +389,16 @@ class Session:
             raise StudentMissing(name)
         request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
                    "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
-        log: list[Served] = []
         try:
             if self.sock is None:
                 self._start()
-            peak = isolation.PeakMemory(self.pgid) if measure_memory and self.pgid else None
-            reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log, peak)
+            first = name not in self._warmed
+            self._warmed.add(name)
+            clock = CallClock(self._budget(name, measure_memory or None),
+                              self.limits.warmup_cpu_s if first else 0.0).arm(self.pgid)
+            log, peak, reply = self._call_once(name, request, args, cotangent, stand_ins, measure_memory, clock)
+            if clock.stretched:  # it loaded code on this first call: judged on a second call, warm
+                log, peak, reply = self._call_once(name, request, args, cotangent, stand_ins, measure_memory, None)
             return to_reply(name, *reply, log, peak.stop() if peak else None)
         except (StudentTimeout, StudentCrashed, StudentOverspent) as exc:
             if time.monotonic() < self.deadline:

@@ -20,6 +20,9 @@ class Limits:
     # so a slow but correct answer fails on memory, not time.
     call_cpu_s: float = 0.1
     large_call_cpu_s: float = 2.0
+    # A function's first call that runs over its budget while loading code from disk (an import) may use
+    # this much CPU once, and is then repeated warm under its ordinary budget (grader.sandbox.warmup).
+    warmup_cpu_s: float = 1.0
     call_idle_s: float = 1.0  # a call whose processes all wait (none running) this long is stopped: it sleeps
     call_timeout_s: float = 10.0  # wall-clock backstop of one call (code that alternates short sleeps and work)
     cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
@@ -37,7 +40,7 @@ class Limits:
     def __post_init__(self):
         if self.isolation not in ISOLATION_LEVELS:
             raise ValueError(f"isolation must be one of {ISOLATION_LEVELS}; got {self.isolation!r}")
-        for name in ("call_cpu_s", "large_call_cpu_s", "call_idle_s", "call_timeout_s", "cell_cpu_s", "cell_timeout_s", "submission_timeout_s"):
+        for name in ("call_cpu_s", "large_call_cpu_s", "warmup_cpu_s", "call_idle_s", "call_timeout_s", "cell_cpu_s", "cell_timeout_s", "submission_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
         for name in ("cpu_s", "memory_mb", "total_memory_mb", "nproc", "file_size_mb", "scratch_mb", "open_files"):
@@ -57,6 +60,6 @@ class Limits:
             return self
         return replace(self, submission_timeout_s=seconds, cell_timeout_s=min(self.cell_timeout_s, seconds),
                        call_timeout_s=min(self.call_timeout_s, seconds), call_cpu_s=min(self.call_cpu_s, seconds),
-                       call_idle_s=min(self.call_idle_s, seconds),
+                       call_idle_s=min(self.call_idle_s, seconds), warmup_cpu_s=min(self.warmup_cpu_s, seconds),
                        large_call_cpu_s=min(self.large_call_cpu_s, seconds),
                        cell_cpu_s=min(self.cell_cpu_s, seconds))
