@@ -4,7 +4,8 @@ Layouts:
 * nbgrader: ``[submitted/]<student>/<assignment>/*.ipynb``
 * a flat folder of ``*.ipynb``: the student id is the file's stem
 * a ``.zip``: Canvas names files ``name_[LATE_]<user id>_<submission id>_<original name>``; Gradescope
-  exports ``submission_<id>/...`` folders with a ``submission_metadata.yml``; otherwise as a folder.
+  exports ``submission_<id>/...`` folders with a ``submission_metadata.yml`` (without it, notebooks in
+  such folders and none with a Canvas name); otherwise as a folder.
 
 Identity: the student id is exactly the text the input gives (Unicode, spaces and case kept); two
 different ids are two students, and the files made for them are named by ``identity.file_stem``.
@@ -227,7 +228,8 @@ def _candidates(entries: list[Entry], assignment: str) -> tuple[str, list[Candid
     if nbgrader:
         return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order)) for e in nbgrader]
     gradescope = _gradescope_people(entries)
-    if gradescope or any(part.startswith("submission_") for e in entries for part in e.parts[:-1]):
+    in_folders = any(part.startswith("submission_") for e in notebooks for part in e.parts[:-1])
+    if gradescope or (in_folders and not any(CANVAS.match(e.name) for e in notebooks)):
         found = []
         for e in notebooks:
             folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
