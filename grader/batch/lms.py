@@ -8,34 +8,31 @@ student with ``Name, SID, Email`` to match the roster and the score column.
 """
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from ..fsutil import write_atomic
 from ..results import NotebookResult
+from .csvfile import csv_text
 
 CANVAS_HEADER = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 GRADESCOPE_HEADER = ("Name", "SID", "Email")
 
 
+HEADERS = {"canvas": CANVAS_HEADER, "gradescope": GRADESCOPE_HEADER}
+
+
+def _person(lms: str, student: str, who) -> list[str]:
+    """The cells before the score: Canvas's user columns (only ID known), or Gradescope's roster match."""
+    name = who.name if who else ""
+    return [name, student, "", "", ""] if lms == "canvas" else [name, student, who.email if who else ""]
+
+
 def lms_csv(lms: str, column: str, results: dict[str, NotebookResult], people: dict) -> str:
     """The text of the import file for ``lms`` ("canvas" or "gradescope"); ``column`` names the score column."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    if lms == "canvas":
-        writer.writerow([*CANVAS_HEADER, column])
-        for student in sorted(results):
-            who = people.get(student)
-            writer.writerow([who.name if who else "", student, "", "", "", f"{results[student].score:g}"])
-    elif lms == "gradescope":
-        writer.writerow([*GRADESCOPE_HEADER, column])
-        for student in sorted(results):
-            who = people.get(student)
-            writer.writerow([who.name if who else "", student, who.email if who else "", f"{results[student].score:g}"])
-    else:
+    if lms not in HEADERS:
         raise ValueError(f"unknown LMS {lms!r}")
-    return buf.getvalue()
+    return csv_text([*HEADERS[lms], column],
+                    ([*_person(lms, s, people.get(s)), results[s].score] for s in sorted(results)))
 
 
 def lms_path(outdir: str | Path, lms: str) -> Path:

@@ -5,6 +5,11 @@ as staff marks.
 An import is all or nothing: every row is checked first (known student and question, a number within
 [0, max points]); the first bad row raises ``ScoreFileError`` naming its row and column and nothing is
 stored. Rows with an empty ``points`` cell are skipped (not graded yet).
+
+A score is bound to the answer it scored (``StoredMark.answer_sha256``): the answer in the row when the
+file has the export's ``answer`` column (what the TA read), else the answer the batch holds now. A
+score whose answer has changed since is set aside: the export shows "answer changed since scored" in
+its ``note`` column, with the old score, and leaves ``points`` empty for the TA to score it again.
 """
 from __future__ import annotations
 
@@ -18,13 +23,15 @@ from typing import TYPE_CHECKING
 from ..errors import ScoreFileError, UsageError
 from ..fsutil import ensure_writable_dir, write_atomic
 from ..results import MANUAL_CHECK, StaffMark
+from .csvfile import csv_text, unquoted
 from .record import BatchRecord, read_record
-from .staff import Target, editing_marks, load_marks, points_allowed
+from .staff import StoredMark, Target, answer_digest, editing_marks, load_marks, points_allowed
 
 if TYPE_CHECKING:
     from ..registry import Assignment
 
-EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment")
+EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment", "note")
+STALE = "answer changed since scored"
 REQUIRED_COLUMNS = ("student", "question", "points")
 FORMGRADER = "formgrader"
 
@@ -52,7 +59,7 @@ def _require_questions(assignment: Assignment) -> dict[str, float]:
 PAGE_STYLE = """body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 section{border-top:1px solid #ccc;padding:.5rem 0}h2{font-size:1rem;margin:.5rem 0}
 .answer{background:#f6f6f6;padding:0 .75rem;border-radius:4px;overflow-wrap:anywhere}
-.none{color:#888}.meta{color:#555;font-size:.9rem}"""
+.none{color:#888}.meta{color:#555;font-size:.9rem}.stale{color:#a33}"""
 
 
 def render_answer(text: str) -> str:
@@ -63,14 +70,24 @@ def render_answer(text: str) -> str:
     return MarkdownIt("commonmark", {"html": False}).disable("image").render(text)
 
 
+def standing(stored: StoredMark | None, answer: str, max_points: float) -> tuple[StaffMark | None, str]:
+    """(the score that holds for ``answer``, or None; a note for the TA when a score was set aside)."""
+    if stored is None or not stored.answer_changed(answer):
+        return (stored.mark if stored else None), ""
+    old = stored.mark
+    return None, (f"{STALE} (it had {old.points:g}/{max_points:g}" + (f" by {old.by}" if old.by else "")
+                  + (f": {old.reason}" if old.reason else "") + ")")
+
+
 def answers_page(assignment: Assignment, question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
     """A self-contained page of every answer to ``question``: markdown rendered with raw HTML escaped, no
     scripts (the page's content security policy also forbids any), nothing loaded from elsewhere."""
     parts = []
     for student, who in sorted(record.students.items()):
         answer = who.answers.get(question, "")
-        mark = marks.get(Target(student, question, MANUAL_CHECK))
+        mark, note = standing(marks.get(Target(student, question, MANUAL_CHECK)), answer, max_points)
         scored = f" · scored {mark.points:g}/{max_points:g}" + (f": {html.escape(mark.reason)}" if mark and mark.reason else "") if mark else ""
+        scored += f' · <b class="stale">{html.escape(note)}</b>' if note else ""
         label = " · ".join(filter(None, [html.escape(who.name), html.escape(who.notebook)]))
         body = (f'<div class="answer">{render_answer(answer)}</div>' if answer.strip()
                 else '<p class="none">(no answer: the notebook has no cell with this question\'s id, or it is empty)</p>')
@@ -84,22 +101,14 @@ def answers_page(assignment: Assignment, question: str, max_points: float, recor
             "<code>seqgrade manual import</code>.</p>" + "".join(parts) + "</body></html>\n")
 
 
-def spreadsheet_safe(text: str) -> str:
-    """Student text a spreadsheet would run as a formula (``=HYPERLINK(...)``) gets a leading quote, so
-    it shows as text when the TA opens the CSV."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def answers_csv(question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
-    """One row per student; points and comment are empty unless a score is already stored."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(EXPORT_COLUMNS)
+    """One row per student; points and comment are empty unless a score for the answer shown is stored."""
+    rows = []
     for student, who in sorted(record.students.items()):
-        mark = marks.get(Target(student, question, MANUAL_CHECK))
-        writer.writerow([student, spreadsheet_safe(who.notebook), question, spreadsheet_safe(who.answers.get(question, "")), f"{max_points:g}",
-                         f"{mark.points:g}" if mark else "", mark.reason if mark else ""])
-    return buf.getvalue()
+        answer = who.answers.get(question, "")
+        mark, note = standing(marks.get(Target(student, question, MANUAL_CHECK)), answer, max_points)
+        rows.append([student, who.notebook, question, answer, max_points, mark.points if mark else "", mark.reason if mark else "", note])
+    return csv_text(EXPORT_COLUMNS, rows)
 
 
 def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Path]:
@@ -138,7 +147,9 @@ def _number(text: str, path, row: int, column: str, high: float) -> float:
 
 
 def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, float], by: str) -> tuple[dict, int]:
-    """(Target -> StaffMark for every filled row, number of rows left empty); ScoreFileError on the first bad row."""
+    """(Target -> StoredMark for every filled row, number of rows left empty); ScoreFileError on the first bad row.
+    Cells are read as the export wrote them (``csvfile.unquoted``); each score is bound to the row's answer
+    when the file has an answer column, else to the answer the batch holds."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")  # a spreadsheet may save a byte-order mark
@@ -157,7 +168,8 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         if None in row:
             raise ScoreFileError(path, row_number, header[-1], f"the row has {len(header) + len(row[None])} cells, the header {len(header)}")
         student, question = (row.get("student") or "").strip(), (row.get("question") or "").strip()
-        points_text, comment = (row.get("points") or "").strip(), (row.get("comment") or "").strip()
+        student = student if student in record.students else unquoted(student)
+        points_text, comment = (row.get("points") or "").strip(), unquoted((row.get("comment") or "").strip())
         if not student and not question and not points_text:
             continue  # a blank line
         if student not in record.students:
@@ -173,7 +185,8 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         if target in seen:
             raise ScoreFileError(path, row_number, "student", f"{student} {question} was already scored in row {seen[target]}")
         seen[target] = row_number
-        marks[target] = StaffMark(kind="manual", points=points, reason=comment, by=by)
+        scored = unquoted(row["answer"] or "") if "answer" in header else record.students[student].answers.get(question, "")
+        marks[target] = StoredMark(StaffMark(kind="manual", points=points, reason=comment, by=by), answer_sha256=answer_digest(scored))
     return marks, skipped
 
 
@@ -210,7 +223,9 @@ def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: 
         if not points_allowed(points, questions[question]):
             raise ScoreFileError("the gradebook", 0, "manual_score",
                                  f"{student} {question} has {points:g}, outside [0, {questions[question]:g}]")
-        new[Target(student, question, MANUAL_CHECK)] = StaffMark(kind="manual", points=points, reason="", by=by)
+        new[Target(student, question, MANUAL_CHECK)] = StoredMark(
+            StaffMark(kind="manual", points=points, reason="", by=by),
+            answer_sha256=answer_digest(record.students[student].answers.get(question, "")))
     return _store(outdir, record, new, 0)
 
 
@@ -219,7 +234,8 @@ def _store(outdir, record: BatchRecord, new: dict, skipped: int) -> ImportReport
     with editing_marks(outdir, record.assignment) as marks:
         for target, mark in new.items():
             old = marks.get(target)
-            if old is not None and old.kind == mark.kind and old.points == mark.points and (old.reason == mark.reason or not mark.reason):
+            if (old is not None and old.mark.kind == mark.mark.kind and old.mark.points == mark.mark.points
+                    and old.answer_sha256 == mark.answer_sha256 and (old.mark.reason == mark.mark.reason or not mark.mark.reason)):
                 unchanged += 1  # e.g. the gradebook giving back a score seqgrade wrote there, without its comment
                 continue
             marks[target] = mark

@@ -1,10 +1,8 @@
 """Everything a batch writes: grades.csv, results/, feedback/, summary.html, Gradescope files, gradebook."""
 from __future__ import annotations
 
-import csv
 import importlib
 import importlib.util
-import io
 import json
 import re
 import threading
@@ -16,6 +14,7 @@ from ..registry import Assignment
 from ..report.html import render
 from ..report.summary import write_summary  # noqa: F401 (run.py writes the summary through here)
 from ..results import FLAG_WORDS, NotebookResult
+from .csvfile import csv_text
 from .identity import file_stem
 
 
@@ -60,18 +59,17 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
                      people: dict | None = None, notes: dict | None = None) -> None:
     """One row per student; ``people`` maps a student to its record (name, email) where known, ``notes``
     to what applying its staff marks said."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
     ids = [e.id for e in assignment.exercises]
-    writer.writerow(["student_id", "total", "max_score", "pending", *ids, "status", "late", "name", "email", "reason"])
+    rows = []
     for student in sorted(results):
         r = results[student]
         who = (people or {}).get(student)
-        scores = {e.id: fmt(e.score) for e in r.exercises}
-        writer.writerow([student, fmt(r.score), fmt(r.max_score), fmt(r.pending_points), *(scores.get(i, "0") for i in ids),
-                         r.status, "yes" if "late" in r.flags else "", who.name if who else "", who.email if who else "",
-                         reasons(r, (notes or {}).get(student, ()))])
-    write_atomic(outdir / "grades.csv", buf.getvalue())
+        scores = {e.id: e.score for e in r.exercises}
+        rows.append([student, r.score, r.max_score, r.pending_points, *(scores.get(i, 0) for i in ids),
+                     r.status, "yes" if "late" in r.flags else "", who.name if who else "", who.email if who else "",
+                     reasons(r, (notes or {}).get(student, ()))])
+    header = ["student_id", "total", "max_score", "pending", *ids, "status", "late", "name", "email", "reason"]
+    write_atomic(outdir / "grades.csv", csv_text(header, rows))
 
 
 def write_gradescope(outdir: Path, student: str, result: NotebookResult, assignment: Assignment) -> None:
@@ -123,8 +121,11 @@ def prefetch_gradebook() -> threading.Thread:
     return thread
 
 
-def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, NotebookResult]) -> None:
-    """Store every score in nbgrader's gradebook, so `nbgrader export` and formgrader see them."""
+def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, NotebookResult],
+                    set_aside: dict[str, dict[str, float]] | None = None) -> None:
+    """Store every score in nbgrader's gradebook, so `nbgrader export` and formgrader see them.
+    ``set_aside``: student -> manual question -> points of a score set aside (the answer changed), which
+    leaves the gradebook too (unless a TA has typed another score into formgrader since)."""
     import os
     import sys
 
@@ -140,10 +141,10 @@ def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, Note
         warnings.simplefilter("ignore")  # nbgrader's SQLAlchemy usage warns on every new submission
         if db_url.startswith("sqlite:///"):
             _create_empty_gradebook(db_url)
-        _fill_gradebook(Gradebook(db_url), notebook, assignment, results)
+        _fill_gradebook(Gradebook(db_url), notebook, assignment, results, set_aside or {})
 
 
-def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: dict[str, NotebookResult]) -> None:
+def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: dict[str, NotebookResult], set_aside: dict) -> None:
     with gradebook as gb:
         gb.update_or_create_assignment(assignment.id)
         gb.update_or_create_notebook(notebook, assignment.id)
@@ -164,8 +165,11 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
                     if marks:  # seqgrade's manual score: nbgrader's manual_score
                         grade.manual_score = e.score
                         grade.needs_manual_grade = False
-                    elif grade.manual_score is None:  # a score typed into formgrader stays until imported
-                        grade.needs_manual_grade = True
+                    else:  # a score typed into formgrader stays until imported
+                        if grade.manual_score is not None and grade.manual_score == set_aside.get(student, {}).get(e.id):
+                            grade.manual_score = None  # seqgrade's own, for an answer the student has changed since
+                        if grade.manual_score is None:
+                            grade.needs_manual_grade = True
                 else:
                     grade.auto_score = _points_sum(c.points for c in e.checks)  # the grader's own points
                     grade.manual_score = e.score if marks else None  # an override is nbgrader's manual score

@@ -1,8 +1,9 @@
 """A TA's override of one check's points for one student, with a reason the student sees.
 
 Stored with the manual scores in OUTDIR/staff.json (kind "override"), so it survives regrades; the
-grader's own points at the time are kept with it, and a later regrade that changes them is reported
-(the override still applies).
+grader's own points at the time and the cache key of the graded result it overrode are kept with it,
+and a later regrade that changes either (new points for the check; a new notebook, seqgrade version or
+limits) is reported (the override still applies).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..results import StaffMark
 from .record import read_record
-from .staff import Target, editing_marks, load_marks, points_allowed, resolve_check
+from .staff import StoredMark, Target, editing_marks, load_marks, points_allowed, resolve_check
 
 
 def _target(outdir, student: str, spec: str):
@@ -40,14 +41,14 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
                           for c in e.checks if c.name == target.check), 0.0) if stored is not None else 0.0
     mark = StaffMark(kind="override", points=points, reason=reason.strip(), by=by, grader_points=grader_points)
     with editing_marks(outdir, record.assignment) as marks:
-        marks[target] = mark
+        marks[target] = StoredMark(mark, result_key=stored[1] if stored is not None else "")
     return mark
 
 
 def remove_override(outdir: str | Path, student: str, spec: str) -> None:
     record, target, _ = _target(outdir, student, spec)
     with editing_marks(outdir, record.assignment) as marks:
-        if marks.get(target) is None or marks[target].kind != "override":
+        if marks.get(target) is None or marks[target].mark.kind != "override":
             raise UsageError(f"there is no override of {target.exercise}.{target.check} for {student}")
         del marks[target]
 
@@ -56,4 +57,4 @@ def list_marks(outdir: str | Path, kind: str | None = "override") -> list[tuple[
     """The stored marks (overrides by default; ``kind=None`` for all), sorted by student and check."""
     read_record(outdir)  # says so when OUTDIR holds no batch
     marks = load_marks(outdir)
-    return sorted(((t, m) for t, m in marks.items() if kind is None or m.kind == kind), key=lambda item: item[0])
+    return sorted(((t, s.mark) for t, s in marks.items() if kind is None or s.mark.kind == kind), key=lambda item: item[0])

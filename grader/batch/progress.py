@@ -1,4 +1,7 @@
-"""Progress for a batch: a live bar on a terminal (done/total, rate, ETA, failures), log lines otherwise."""
+"""Progress for a batch: a live bar on a terminal (done/total, rate, ETA, failures), log lines otherwise.
+
+A line's score is written as the final table writes it (``totals.score_text``); it is the student's
+total when the batch hands over the final result (``totals.final_result``)."""
 from __future__ import annotations
 
 import contextlib
@@ -6,6 +9,8 @@ import time
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .totals import score_text
 
 
 @contextlib.contextmanager
@@ -29,6 +34,6 @@ def batch_progress(console: Console, total: int):
             nonlocal problems
             status = result.status if result is not None else "failed"
             problems += status != "graded"
-            score = f"{result.score:g}/{result.max_score:g}" if result is not None else "-"
+            score = score_text(result) if result is not None else "-"
             console.print(f"[{done}/{total}] {student}: {score} {status}", markup=False, highlight=False)
         yield update

@@ -6,7 +6,6 @@ OUTDIR holds (after a TA imports manual scores or sets an override), without any
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -15,7 +14,8 @@ from ..results import NotebookResult
 from . import outputs
 from .lms import write_lms_csv
 from .record import BatchRecord, missing_result, read_record
-from .staff import apply_marks, load_marks, staff_lock
+from .staff import bind_unbound, load_marks, save_marks, staff_lock
+from .totals import final_result
 
 
 def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
@@ -30,14 +30,16 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
 def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
              keys: dict[str, str], phase: Callable[[str], None]) -> tuple[dict[str, NotebookResult], list[str]]:
     marks = load_marks(outdir)
-    notes, said = [], {}
+    bound = bind_unbound(marks, {s: who.answers for s, who in record.students.items() if s in graded}, keys)
+    if bound != marks:  # marks from a version 1 staff.json: from now on bound to what they were applied to
+        save_marks(outdir, assignment.id, bound)
+    notes, said, set_aside = [], {}, {}
     final = {}
     for student in sorted(graded):
-        who = record.students.get(student)
-        flagged = replace(graded[student], flags=who.flags if who else ())
-        final[student], said[student] = apply_marks(student, flagged, marks)
-        notes += [f"{student} {note}" for note in said[student]]
-    for target in sorted({t.student for t in marks} - set(final)):
+        done = final_result(student, graded[student], record.students.get(student), bound, keys.get(student, ""))
+        final[student], said[student], set_aside[student] = done.result, done.notes, dict(done.set_aside)
+        notes += [f"{student} {note}" for note in done.notes]
+    for target in sorted({t.student for t in bound} - set(final)):
         notes.append(f"{target}: staff marks are stored for this student, who is not in this batch")
     phase(f"writing results, feedback pages, grades.csv and the summary to {outdir}")
     for student, result in final.items():
@@ -53,7 +55,7 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
             notes.append(f"{waiting} student{' has' if waiting == 1 else 's have'} manual points pending; "
                          f"the {record.lms} CSV gives {'that score' if waiting == 1 else 'their scores'} without them")
     phase(f"writing the nbgrader gradebook ({len(final)} students)")
-    outputs.write_gradebook(record.gradebook_url(outdir), assignment, final)
+    outputs.write_gradebook(record.gradebook_url(outdir), assignment, final, set_aside)
     return final, notes
 
 

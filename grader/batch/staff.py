@@ -4,6 +4,13 @@ One file holds every manual score and override of the batch, keyed by (student, 
 The grader never writes it; a regrade reads it and applies each mark to the fresh result again, so
 marks survive regrades whether or not the notebook changed. Written atomically; versioned.
 
+Each mark also keeps what it was made on: a manual score the digest of the answer it scored
+(``answer_digest``), an override the cache key of the graded result it overrode (a digest of the
+notebook's bytes, the assignment, seqgrade's version and the limits). ``grader.batch.totals`` sets a
+manual score aside when the answer changed and flags an override whose notebook was graded again.
+Version 1 files have neither: such marks are bound to the answer and result at hand the first time a
+batch or staff command publishes from them (``bind_unbound``), and saved as version 2.
+
 Two TAs (or a TA and a batch) working on one OUTDIR at once take turns: every read-modify-write of the
 marks, and every publication of the outputs from them, holds ``OUTDIR/.staff.lock`` (an exclusive
 ``flock``), so no mark is lost to a concurrent save and no output is written from marks already stale.
@@ -11,6 +18,7 @@ marks, and every publication of the outputs from them, holds ``OUTDIR/.staff.loc
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -22,13 +30,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import OutputNotWritable, UsageError
 from ..fsutil import write_atomic
-from ..results import MANUAL_CHECK, NotebookResult, StaffMark
+from ..results import MANUAL_CHECK, StaffMark
 
 if TYPE_CHECKING:
     from ..registry import Assignment
 
 STAFF_FILE = "staff.json"
-STAFF_SCHEMA_VERSION = 1
+STAFF_SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1: marks without what they were made on
 
 
 @dataclass(frozen=True, order=True)
@@ -40,6 +49,37 @@ class Target:
 
     def __str__(self) -> str:
         return f"{self.student} {self.exercise}.{self.check}"
+
+
+@dataclass(frozen=True)
+class StoredMark:
+    """A staff mark as staff.json keeps it, with what it was made on (None: not known yet, a version 1
+    mark). ``result_key`` is "" for an override set where no graded result was stored."""
+    mark: StaffMark
+    answer_sha256: str | None = None  # manual: answer_digest of the answer it scored
+    result_key: str | None = None  # override: cache key of the graded result it overrode
+
+    @property
+    def bound(self) -> bool:
+        return (self.answer_sha256 if self.mark.kind == "manual" else self.result_key) is not None
+
+    def answer_changed(self, answer: str) -> bool:
+        """A manual score made on another answer than ``answer`` (never for an unbound mark)."""
+        return self.mark.kind == "manual" and self.answer_sha256 is not None and self.answer_sha256 != answer_digest(answer)
+
+    def regraded(self, key: str) -> bool:
+        """An override made on another graded result than the one whose cache key is ``key``."""
+        return self.mark.kind == "override" and self.result_key is not None and self.result_key != key
+
+
+def answer_normal(text: str) -> str:
+    """An answer compared as text: line ends unified, trailing spaces and blank lines at either end dropped
+    (what a spreadsheet or an editor may change without the student changing anything)."""
+    return "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").strip().split("\n"))
+
+
+def answer_digest(text: str) -> str:
+    return hashlib.sha256(answer_normal(text).encode("utf-8")).hexdigest()
 
 
 def resolve_check(assignment: Assignment, spec: str) -> tuple[str, str, float]:
@@ -116,7 +156,7 @@ def editing_marks(outdir: str | Path, assignment: str):
             save_marks(outdir, assignment, marks)
 
 
-def load_marks(outdir: str | Path) -> dict[Target, StaffMark]:
+def load_marks(outdir: str | Path) -> dict[Target, StoredMark]:
     """Every mark stored for the batch in ``outdir`` (none when the file does not exist yet)."""
     path = staff_path(outdir)
     try:
@@ -125,48 +165,50 @@ def load_marks(outdir: str | Path) -> dict[Target, StaffMark]:
         return {}
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the staff marks in {path}: {exc}") from None
-    if not isinstance(data, dict) or data.get("version") != STAFF_SCHEMA_VERSION:
-        raise UsageError(f"{path} is not a version {STAFF_SCHEMA_VERSION} staff file")
+    if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
+        raise UsageError(f"{path} is not a staff file of version {' or '.join(map(str, READABLE_VERSIONS))}")
     marks = {}
     try:
         for entry in data["marks"]:
             target = Target(str(entry["student"]), str(entry["exercise"]), str(entry["check"]))
-            marks[target] = StaffMark(kind=entry["kind"], points=entry["points"], reason=entry.get("reason", ""),
-                                      by=entry.get("by", ""), grader_points=entry.get("grader_points", 0.0))
+            mark = StaffMark(kind=entry["kind"], points=entry["points"], reason=entry.get("reason", ""),
+                             by=entry.get("by", ""), grader_points=entry.get("grader_points", 0.0))
+            marks[target] = StoredMark(mark, _text_or_none(entry.get("answer_sha256")), _text_or_none(entry.get("result_key")))
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path} has a malformed mark: {exc}") from None
     return marks
 
 
-def save_marks(outdir: str | Path, assignment: str, marks: dict[Target, StaffMark]) -> None:
-    entries = [{"student": t.student, "exercise": t.exercise, "check": t.check, "kind": m.kind, "points": m.points,
-                "reason": m.reason, "by": m.by, "grader_points": m.grader_points}
-               for t, m in sorted(marks.items(), key=lambda item: item[0])]
+def _text_or_none(value) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a digest is text; got {value!r}")
+    return value
+
+
+def save_marks(outdir: str | Path, assignment: str, marks: dict[Target, StoredMark]) -> None:
+    entries = []
+    for t, stored in sorted(marks.items(), key=lambda item: item[0]):
+        m = stored.mark
+        entry = {"student": t.student, "exercise": t.exercise, "check": t.check, "kind": m.kind, "points": m.points,
+                 "reason": m.reason, "by": m.by, "grader_points": m.grader_points}
+        if stored.bound:
+            entry["answer_sha256" if m.kind == "manual" else "result_key"] = (
+                stored.answer_sha256 if m.kind == "manual" else stored.result_key)
+        entries.append(entry)
     data = {"version": STAFF_SCHEMA_VERSION, "assignment": assignment, "marks": entries}
     write_atomic(staff_path(outdir), json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
-def apply_marks(student: str, result: NotebookResult, marks: dict[Target, StaffMark]) -> tuple[NotebookResult, list[str]]:
-    """``result`` with exactly the stored marks of ``student`` on its checks (marks already on it are
-    replaced), and notes for the TA (each naming the check, not the student): an override whose check the grader now scores differently from
-    when it was set (kept, and said), and marks whose check this result does not have."""
-    notes = []
-    mine = {(t.exercise, t.check): m for t, m in marks.items() if t.student == student}
-    used = set()
-    exercises = []
-    for e in result.exercises:
-        checks = []
-        for c in e.checks:
-            mark = mine.get((e.id, c.name))
-            if mark is not None:
-                used.add((e.id, c.name))
-                if mark.kind == "override" and mark.grader_points != c.points:
-                    notes.append(f"{e.id}.{c.name}: the grader now gives {c.points:g} points (it gave "
-                                 f"{mark.grader_points:g} when the override was set); the override of {mark.points:g} is kept")
-                mark = replace(mark, grader_points=c.points)
-            checks.append(replace(c, staff=mark))
-        exercises.append(replace(e, checks=tuple(checks)))
-    for exercise_id, check in sorted(set(mine) - used):
-        notes.append(f"{exercise_id}.{check}: the {mine[(exercise_id, check)].kind} mark is not applied "
-                     f"(this result has no such check: status {result.status})")
-    return replace(result, exercises=tuple(exercises)), notes
+def bind_unbound(marks: dict[Target, StoredMark], answers: dict[str, dict], keys: dict[str, str]) -> dict[Target, StoredMark]:
+    """``marks`` with every mark not bound yet (version 1) bound to what is at hand now: a manual score to
+    its student's answer in ``answers`` (student -> question -> text), an override to the cache key of its
+    student's result in ``keys`` ("" when none). Marks of students not in ``answers`` stay as they are."""
+    bound = dict(marks)
+    for target, stored in marks.items():
+        if stored.bound or target.student not in answers:
+            continue
+        if stored.mark.kind == "manual":
+            bound[target] = replace(stored, answer_sha256=answer_digest(answers[target.student].get(target.exercise, "")))
+        else:
+            bound[target] = replace(stored, result_key=keys.get(target.student, ""))
+    return bound

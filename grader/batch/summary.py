@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report.terminal import clip
+from .totals import score_text
 
 
 def print_batch_summary(console: Console, report, outdir: Path) -> None:
@@ -17,7 +18,7 @@ def print_batch_summary(console: Console, report, outdir: Path) -> None:
     table.add_column("score", justify="right")
     table.add_column("status")
     for student, r in sorted(report.results.items()):
-        table.add_row(Text(student), f"{r.score:g}/{r.max_score:g}", Text(r.status + (f": {clip(r.reason, 90)}" if r.reason else "")))
+        table.add_row(Text(student), score_text(r), Text(r.status + (f": {clip(r.reason, 90)}" if r.reason else "")))
     console.print(table)
     for path, why in report.skipped:
         console.print(f"skipped {path}: {why}", markup=False, highlight=False)

@@ -151,10 +151,10 @@ def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
     assert "bob" in page and "YOUR ANSWER HERE" in page  # every student, even the unchanged release
     with open(out / "manual" / f"{QUESTION}.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == ["student", "notebook", "question", "answer", "max_points", "points", "comment"]
+    assert list(rows[0]) == ["student", "notebook", "question", "answer", "max_points", "points", "comment", "note"]
     assert [r["student"] for r in rows] == ["ada", "bob", "cy"]
     assert rows[2]["answer"] == HOSTILE_ANSWER and rows[0]["notebook"] == "ada.ipynb"
-    assert {r["max_points"] for r in rows} == {"2"} and {r["points"] + r["comment"] for r in rows} == {""}
+    assert {r["max_points"] for r in rows} == {"2"} and {r["points"] + r["comment"] + r["note"] for r in rows} == {""}
 
 
 def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads, tmp_path, capsys):

@@ -1,0 +1,79 @@
+"""A student's final result, the one thing every output of a batch totals.
+
+``final_result`` takes the grader's result and gives what counts: the batch record's flags (late,
+unmodified release) and the staff marks that still hold. Its ``score`` is the student's total
+everywhere: the progress line, the terminal table, grades.csv, the LMS files, the feedback page,
+Gradescope's results.json, the gradebook and the summary page (``score_text`` is how the lines and
+tables write it). A flag changes no points today; a mark replaces its check's points.
+
+A manual score is set aside when the student's answer differs from the one it scored: the question's
+points are pending again and the TA is told (``manual stale``). An override always applies; when the
+notebook was graded again since it was set (a new notebook, or another seqgrade version or limits:
+another cache key), or the grader's points for its check changed, the TA is told.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..results import NotebookResult
+from .staff import StoredMark, Target
+
+
+@dataclass(frozen=True)
+class Final:
+    result: NotebookResult  # the grader's result with the flags and the staff marks that hold
+    notes: tuple[str, ...] = ()  # for the TA, each naming the check (not the student)
+    set_aside: tuple[tuple[str, float], ...] = ()  # (manual question, points) of scores made on another answer
+
+
+def score_text(result: NotebookResult) -> str:
+    """A total as the progress lines and the terminal table write it."""
+    return f"{result.score:g}/{result.max_score:g}"
+
+
+def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, StoredMark], key: str = "") -> Final:
+    """``graded`` with the flags of ``who`` (the student's batch record; None when not known, then no
+    answer is compared) and exactly the stored marks of ``student`` that hold; marks already on the
+    result are replaced. ``key`` is the cache key of the graded result ("" when none)."""
+    notes, set_aside = [], []
+    mine = {(t.exercise, t.check): m for t, m in marks.items() if t.student == student}
+    answers = who.answers if who is not None else None
+    used = set()
+    exercises = []
+    for e in graded.exercises:
+        checks = []
+        for c in e.checks:
+            stored = mine.get((e.id, c.name))
+            mark = None
+            if stored is not None:
+                used.add((e.id, c.name))
+                if answers is not None and stored.answer_changed(answers.get(e.id, "")):
+                    m = stored.mark
+                    set_aside.append((e.id, m.points))
+                    notes.append(f"manual stale: {e.id} (the answer changed since it was scored {m.points:g}/{c.max_points:g}"
+                                 + (f" by {m.by}" if m.by else "") + "; its points are pending again)")
+                else:
+                    mark = replace(stored.mark, grader_points=c.points)
+                    notes += _override_notes(e.id, c.name, c.points, stored, key)
+            checks.append(replace(c, staff=mark))
+        exercises.append(replace(e, checks=tuple(checks)))
+    for exercise_id, check in sorted(set(mine) - used):
+        notes.append(f"{exercise_id}.{check}: the {mine[(exercise_id, check)].mark.kind} mark is not applied "
+                     f"(this result has no such check: status {graded.status})")
+    result = replace(graded, exercises=tuple(exercises), flags=who.flags if who is not None else ())
+    return Final(result, tuple(notes), tuple(set_aside))
+
+
+def _override_notes(exercise: str, check: str, points: float, stored: StoredMark, key: str) -> list[str]:
+    """What the TA should know about an override that applies: the notebook graded again since it was set,
+    the grader's points for the check changed."""
+    mark = stored.mark
+    if mark.kind != "override":
+        return []
+    parts = []
+    if stored.regraded(key):
+        parts.append("the notebook was graded again since the override was set (a new notebook, or another "
+                     "seqgrade version or limits)")
+    if mark.grader_points != points:
+        parts.append(f"the grader now gives {points:g} points (it gave {mark.grader_points:g} when the override was set)")
+    return [f"{exercise}.{check}: {' and '.join(parts)}; the override of {mark.points:g} is kept"] if parts else []
