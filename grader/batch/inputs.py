@@ -160,7 +160,7 @@ def _unpack(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path) -> str:
 def _zip_entries(zip_path: Path, target: Path) -> list[Entry]:
     try:
         zf = zipfile.ZipFile(zip_path)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:  # the last: "zip file version"
         raise ArchiveError(f"{zip_path} is not a readable zip file ({exc})") from None
     with zf:
         infos = zf.infolist()

@@ -13,14 +13,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from grader.batch import inputs
 from grader.batch.identity import file_stem, is_plain
 from grader.batch.inputs import CANVAS, discover
 from grader.cli import main
-from grader.errors import ArchiveError
+from grader.errors import ArchiveError, UsageError
 
 from .test_batch import _batch, _rows, threads  # noqa: F401 (threads: the module's one-grader executor)
 
@@ -203,6 +203,36 @@ def test_a_corrupt_zip_is_one_typed_error_and_one_line_from_the_cli(tmp_path, ca
     assert main(["batch", str(tmp_path / "cut.zip"), "--assignment", "sequence_models", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert "not a readable zip file" in err and len(err.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def _canvas_zip_bytes() -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        return _zip(Path(tmp) / "c.zip", [(f"s_{1000 + i}_{5000 + i}_x.ipynb", b'{"cells": []}' * 20) for i in range(4)]).read_bytes()
+
+
+CANVAS_ZIP = _canvas_zip_bytes()
+
+
+@given(st.lists(st.tuples(st.integers(0, len(CANVAS_ZIP) - 1), st.integers(0, 255)), min_size=1, max_size=6),
+       st.integers(0, len(CANVAS_ZIP)))
+@example([(CANVAS_ZIP.index(b"PK\x01\x02") + 6, 200)], len(CANVAS_ZIP))  # "version needed to extract": 20.0
+def test_a_damaged_zip_is_read_in_part_or_refused_with_archive_error(changes, keep):
+    """Property: bytes of a Canvas export changed or cut off anywhere: discovery finds what it can read, or
+    refuses the whole file with ArchiveError; no other exception (a version field alone once gave
+    NotImplementedError)."""
+    data = bytearray(CANVAS_ZIP)
+    for at, value in changes:
+        data[at] = value
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "c.zip").write_bytes(bytes(data[:keep]))
+        try:
+            jobs, _, unreadable, _ = _found(Path(tmp) / "c.zip")
+        except ArchiveError:
+            return
+        except UsageError as exc:  # every entry's name damaged into something else
+            assert "no notebooks found" in str(exc)
+            return
+    assert not set(jobs) & set(unreadable)
 
 
 def test_gradescope_resubmission_by_time_and_every_group_member(tmp_path):
