@@ -82,39 +82,43 @@ def _stub(name: str, params: list[str], ask: Ask):
 
 @contextlib.contextmanager
 def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
-    """Swap every binding of each named student function for a grader-served stub, then restore."""
+    """Swap every binding of each named student function for a grader-served stub, then restore.
+
+    One pass over the namespace whatever the number of stand-ins (an exercise is graded with one for
+    every other graded function of its assignment): names bound to a student function or its alias,
+    partial objects and containers that captured it, and default arguments that did."""
     if not specs or ask is None:
         yield
         return
     undo = []
+    stubs = {str(name): _stub(str(name), [str(p) for p in params], ask) for name, params in specs.items()}
+    # the student's own function object -> its stub (functions the notebook defines under a graded name)
+    by_object = {id(ns[name]): stub for name, stub in stubs.items() if callable(ns.get(name))}
+    originals = {id(ns[name]): ns[name] for name in stubs if callable(ns.get(name))}
     try:
-        for name, params in specs.items():
-            stub = _stub(str(name), [str(p) for p in params], ask)
-            original = ns.get(name)
-            for key, value in list(ns.items()):
-                if key == name or (original is not None and value is original and callable(original)):
-                    undo.append((ns, key, value))
-                    ns[key] = stub
+        for key, value in list(ns.items()):
+            if key in stubs:
+                replacement = stubs[key]
+            elif id(value) in by_object and value is originals[id(value)]:
+                replacement = by_object[id(value)]
+            else:
+                replacement = _swap_captured(value, originals, by_object) if by_object else value
+            if replacement is not value:
+                undo.append((ns, key, value))
+                ns[key] = replacement
+        for name, stub in stubs.items():
             if name not in ns:
                 undo.append((ns, name, _MISSING))
                 ns[name] = stub
-            if original is None or not callable(original):
-                continue
-            for key, value in list(ns.items()):  # partial objects and containers that captured it
-                swapped = _swap_captured(value, original, stub)
-                if swapped is not value:
-                    undo.append((ns, key, value))
-                    ns[key] = swapped
+        if by_object:
             for value in list(ns.values()):  # default arguments that captured the student's function
                 if isinstance(value, types.FunctionType):
                     for attr in ("__defaults__", "__kwdefaults__"):
                         defaults = getattr(value, attr)
-                        if isinstance(defaults, tuple) and any(d is original for d in defaults):
+                        swapped = _swap_captured(defaults, originals, by_object) if defaults else defaults
+                        if swapped is not defaults:
                             undo.append((value, attr, defaults))
-                            setattr(value, attr, tuple(stub if d is original else d for d in defaults))
-                        elif isinstance(defaults, dict) and any(d is original for d in defaults.values()):
-                            undo.append((value, attr, defaults))
-                            setattr(value, attr, {k: stub if d is original else d for k, d in defaults.items()})
+                            setattr(value, attr, swapped)
         yield
     finally:
         for target, key, value in reversed(undo):
@@ -130,21 +134,27 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
 _MISSING = object()
 
 
-def _swap_captured(value, original, stub):
-    """``value`` with ``original`` replaced by ``stub`` where it was captured: a functools.partial of it
-    (or with it among its arguments), or a list, tuple or dict holding it. ``value`` itself when unchanged."""
+def _swap_captured(value, originals: dict, stubs: dict):
+    """``value`` with each student function in ``originals`` (by id) replaced by its stub in ``stubs`` where it
+    was captured: a functools.partial of it (or with it among its arguments), or a list, tuple or dict
+    holding it. ``value`` itself when unchanged."""
+    def swap(v):
+        return stubs[id(v)] if id(v) in stubs and originals[id(v)] is v else v
+
     if isinstance(value, functools.partial):
-        func = stub if value.func is original else value.func
-        args = tuple(stub if a is original else a for a in value.args)
-        keywords = {k: stub if v is original else v for k, v in value.keywords.items()}
+        func = swap(value.func)
+        args = tuple(swap(a) for a in value.args)
+        keywords = {k: swap(v) for k, v in value.keywords.items()}
         if func is value.func and all(a is b for a, b in zip(args, value.args)) and \
                 all(keywords[k] is value.keywords[k] for k in keywords):
             return value
         return functools.partial(func, *args, **keywords)
-    if type(value) in (list, tuple) and any(v is original for v in value):
-        return type(value)(stub if v is original else v for v in value)
-    if type(value) is dict and any(v is original for v in value.values()):
-        return {k: stub if v is original else v for k, v in value.items()}
+    if type(value) in (list, tuple):
+        swapped = type(value)(swap(v) for v in value)
+        return value if all(a is b for a, b in zip(swapped, value)) else swapped
+    if type(value) is dict:
+        swapped = {k: swap(v) for k, v in value.items()}
+        return value if all(swapped[k] is value[k] for k in value) else swapped
     return value
 
 

@@ -13,7 +13,7 @@ Rules (docs/architecture.md, "Grades a TA can defend"):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Sequence
 
 from . import standins
 from .calls import StudentAborted, StudentCode
@@ -49,8 +49,9 @@ def _first_line(text: str) -> str:
 
 
 def judge_exercise(exercise: Exercise, student: StudentCode,
-                   explain_missing: Callable[[str], str] = lambda name: "") -> ExerciseResult:
-    """Run the exercise's checks against ``student``; ``explain_missing(name)`` says why a name is undefined."""
+                   explain_missing: Callable[[str], str] = lambda name: "", others: Sequence[str] = ()) -> ExerciseResult:
+    """Run the exercise's checks against ``student``; ``explain_missing(name)`` says why a name is undefined;
+    ``others``: the assignment's graded functions, each served by the grader while this one is graded."""
     if exercise.kind == "manual":
         return manual_result(exercise)
     try:
@@ -62,7 +63,7 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
         kind = "cell_error" if detail else "missing"
         message = f"{exercise.id} is not defined in the notebook" + (f": {detail}" if detail else "")
         return uniform_result(exercise, "missing", message, kind)
-    view = standins.for_exercise(student, exercise.requires)
+    view = standins.for_exercise(student, exercise.id, exercise.requires, others)
     degenerate, aborted = None, None
     if exercise.probe is not None and any(c.gated for c in exercise.checks):
         try:

@@ -14,7 +14,10 @@ matches a composition of this other unit really composes the function it was giv
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+import json
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -22,7 +25,7 @@ import torch
 
 import reference
 
-from .allowance import STEP_WORK, flat, numel, shape
+from .standin_costs import COSTS, generic_cost, mask_cost, mha_cost, partial_cost, rnn_lm_cost, sdpa_cost, seq2col_cost, unit_cost
 from .calls import HelperError, Reply, StandInHandler, StudentCode
 
 
@@ -46,88 +49,6 @@ def other_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Win: t
     return torch.tanh(h_prev @ Wrec.T + x @ Win.T + 0.5) + h_prev / 4  # (B, d_h) or (d_h,)
 
 
-# --- what a reply costs, from the argument shapes alone (grader.allowance bounds it before computing) -----
-# Each estimate returns (elements, work): the most numbers the computation holds at once, and roughly how
-# many element operations it takes (a Python-level loop step counts STEP_WORK). Arguments the reference
-# would refuse may be estimated loosely: it raises before it allocates anything for them.
-
-
-def _dim(value, axis: int, default: int = 1) -> int:
-    s = shape(value)
-    return s[axis] if s is not None and len(s) >= abs(axis) + (axis >= 0) else default
-
-
-def _int(value, default: int = 1) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
-
-
-def _batch(*values) -> int:
-    """Elements of the broadcast batch dimensions (all but the last two axes) of the given arrays."""
-    leading = [s[:-2] for s in (shape(v) for v in values) if s is not None]
-    size = 1
-    for axis in range(max((len(s) for s in leading), default=0)):
-        size *= max((s[len(s) - 1 - axis] for s in leading if len(s) > axis), default=1)
-    return size
-
-
-def _args_size(args) -> int:
-    return sum(numel(a) for a in flat(args))
-
-
-def _generic_cost(args) -> tuple[int, float]:
-    n = _args_size(args)
-    return n, 4.0 * n
-
-
-def _unit_cost(args) -> tuple[int, float]:
-    x, h, Wrec, Win = (list(args) + [None] * 4)[:4]
-    out = numel(h)
-    return _args_size(args) + 2 * out, float(out * (_dim(Wrec, -1) + _dim(Win, -1)) + _args_size(args))
-
-
-def _seq2col_cost(args) -> tuple[int, float]:
-    seq, size = (list(args) + [None] * 2)[:2]
-    n = numel(seq) * _int(size)
-    return 2 * n, 2.0 * n
-
-
-def _mask_cost(args) -> tuple[int, float]:
-    T = _int(args[0]) if args else 1
-    return 2 * T * T, 2.0 * T * T
-
-
-def _scores_cost(q, K, V, *extra) -> tuple[int, float]:
-    """Attention of queries ``q`` over keys ``K``: the (batch, Nq, Nk) scores dominate."""
-    rows = _dim(q, -2) if len(shape(q) or ()) >= 2 else 1
-    scores = _batch(q, K, V, *extra) * rows * _dim(K, -2)
-    return 3 * scores + numel(q) + numel(K) + numel(V), float(scores * (_dim(q, -1) + _dim(V, -1) + 4))
-
-
-def _sdpa_cost(args) -> tuple[int, float]:
-    Q, K, V, mask = (list(args) + [None] * 4)[:4]
-    return _scores_cost(Q, K, V, mask)
-
-
-def _mha_cost(args) -> tuple[int, float]:
-    X, Wq, Wk, Wv, Wo, heads = (list(args) + [None] * 6)[:6]
-    T = _dim(X, -2)
-    scores = max(numel(X) // max(_dim(X, -1), 1), 1) * T * _int(heads)
-    size = _args_size(args) + 4 * numel(X) + 3 * scores
-    return size, float(scores * (2 * _dim(Wq, -1) + 4) + 4 * numel(X) * _dim(X, -1))
-
-
-def _partial_cost(args) -> tuple[int, float]:
-    q, K, V = (list(args) + [None] * 3)[:3]
-    return _scores_cost(q, K, V)
-
-
-def _rnn_lm_cost(args) -> tuple[int, float]:
-    tokens, E, W_xh, W_hh = (list(args) + [None] * 4)[:4]
-    T, H = numel(tokens), _dim(W_hh, -1)
-    size = _args_size(args) + T * (_dim(E, -1) + 2 * H)
-    return size, float(T * (H * (H + _dim(E, -1)) + STEP_WORK))
-
-
 @dataclass(frozen=True)
 class StandIn:
     """A student function's stand-in: its parameter names, the trusted function that answers calls, and
@@ -136,7 +57,7 @@ class StandIn:
     name: str
     params: tuple[str, ...]
     fn: Callable
-    cost: Callable[[list], tuple[int, float]] = _generic_cost
+    cost: Callable[[list], tuple[int, float]] = generic_cost
 
     def __call__(self, args: list):
         try:
@@ -170,6 +91,9 @@ class StandIn:
         return grads
 
 
+REFERENCE_MODULES = ("reference", "reference.transformer", "reference.recursive", "reference.rnn_lm")
+
+
 def _reference(module: str, name: str) -> Callable:
     """``reference.<module>.<name>``, looked up when first called (so this table imports nothing heavy)."""
     def fn(*args):
@@ -178,33 +102,64 @@ def _reference(module: str, name: str) -> Callable:
     return fn
 
 
-# Parameters are named in order; "mask=null" gives one a default (a JSON literal) the stub fills in.
+def _param(p: inspect.Parameter) -> str:
+    """A parameter as the stub takes it: its name, and ``=<JSON literal>`` for a default that has one."""
+    if p.default is inspect.Parameter.empty:
+        return p.name
+    try:
+        return f"{p.name}={json.dumps(p.default)}"
+    except (TypeError, ValueError):
+        return p.name
+
+
+@functools.cache
+def course_stand_in(name: str) -> StandIn | None:
+    """The course's own ``name`` (the reference implementation) as a stand-in, with the reference's
+    parameters; None when the reference has no such function. Built on first use: it imports the
+    reference module that defines it."""
+    for module in REFERENCE_MODULES:
+        fn = getattr(importlib.import_module(module), name, None)
+        if callable(fn):
+            params = tuple(_param(p) for p in inspect.signature(fn).parameters.values())
+            return StandIn(name, params, fn, COSTS.get(name, generic_cost))
+    return None
+
+
+# Stand-ins an exercise declares (Exercise.requires) that differ from the course's own function or must be
+# known without importing the reference. Parameters are named in order; "mask=null" gives one a default
+# (a JSON literal) the stub fills in.
 STAND_INS: dict[str, StandIn] = {
-    # sequence_models
-    "recurrent_unit": StandIn("recurrent_unit", ("x", "h_prev", "Wrec", "Win"), other_unit, _unit_cost),
-    "seq2col": StandIn("seq2col", ("seq", "filter_size"), reference.seq2col, _seq2col_cost),
-    "causal_mask": StandIn("causal_mask", ("T",), reference.causal_mask, _mask_cost),
+    # sequence_models: forward is graded with a unit that is not the course's (see other_unit)
+    "recurrent_unit": StandIn("recurrent_unit", ("x", "h_prev", "Wrec", "Win"), other_unit, unit_cost),
+    "seq2col": StandIn("seq2col", ("seq", "filter_size"), reference.seq2col, seq2col_cost),
+    "causal_mask": StandIn("causal_mask", ("T",), reference.causal_mask, mask_cost),
     # attention
     "scaled_dot_product_attention": StandIn("scaled_dot_product_attention", ("Q", "K", "V", "mask=null"),
-                                            _reference("transformer", "scaled_dot_product_attention"), _sdpa_cost),
+                                            _reference("transformer", "scaled_dot_product_attention"), sdpa_cost),
     "multi_head_attention": StandIn("multi_head_attention", ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask=null"),
-                                    _reference("transformer", "multi_head_attention"), _mha_cost),
+                                    _reference("transformer", "multi_head_attention"), mha_cost),
     "layer_norm": StandIn("layer_norm", ("x", "gamma", "beta", "eps=1e-05"), _reference("transformer", "layer_norm")),
     # recursive_attention
     "attention_partial": StandIn("attention_partial", ("q", "K", "V"), _reference("recursive", "attention_partial"),
-                                 _partial_cost),
+                                 partial_cost),
     "merge": StandIn("merge", ("a", "b"), _reference("recursive", "merge")),
     # rnn_lm
     "rnn_lm_states": StandIn("rnn_lm_states", ("tokens", "E", "W_xh", "W_hh", "b_h"), _reference("rnn_lm", "rnn_lm_states"),
-                             _rnn_lm_cost),
+                             rnn_lm_cost),
 }
 
 
 class WithStandIns:
-    """The student's code as an exercise's checks see it: every call runs with the exercise's stand-ins."""
+    """The student's code as an exercise's checks see it: every call runs with the exercise's stand-ins.
+    ``served`` collects the names of the stand-ins the calls actually used (what the grader answered),
+    so a failure message mentions only those; ``begin()`` empties it at the start of each check."""
 
     def __init__(self, student: StudentCode, stand_ins: Mapping[str, StandInHandler]):
         self.student, self.stand_ins = student, dict(stand_ins)
+        self.served: set[str] = set()
+
+    def begin(self) -> None:
+        self.served = set()
 
     def defines(self, name: str) -> bool:
         return self.student.defines(name)
@@ -213,11 +168,15 @@ class WithStandIns:
         return self.student.get(name)
 
     def call(self, name: str, args, *, stand_ins: Mapping[str, StandInHandler] | None = None, **options) -> Reply:
-        return self.student.call(name, args, stand_ins={**self.stand_ins, **(stand_ins or {})}, **options)
+        reply = self.student.call(name, args, stand_ins={**self.stand_ins, **(stand_ins or {})}, **options)
+        self.served.update(s.name for s in reply.served)
+        return reply
 
 
-def for_exercise(student: StudentCode, requires) -> StudentCode:
-    """``student`` with a stand-in for each function the exercise requires (unknown names are an error)."""
-    if not requires:
-        return student
-    return WithStandIns(student, {name: STAND_INS[name] for name in requires})
+def for_exercise(student: StudentCode, exercise_id: str, requires=(), others=()) -> WithStandIns:
+    """``student`` as exercise ``exercise_id`` is graded: every other graded function of the assignment
+    (``others``) is served by the grader as the course's own function, and the ones the exercise declares
+    (``requires``) by the stand-in it declares (unknown names are an error)."""
+    table = {name: handler for name in others if name != exercise_id and (handler := course_stand_in(name))}
+    table.update({name: STAND_INS[name] for name in requires})
+    return WithStandIns(student, table)

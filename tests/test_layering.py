@@ -5,7 +5,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     0: ["version", "errors", "results", "codec", "allowance", "calls", "compare", "execute", "invoke", "fsutil", "collector"],
-    1: ["strategies", "standins", "checks", "exercise", "assignments", "registry", "judge"],
+    1: ["strategies", "standin_costs", "standins", "checks", "exercise", "assignments", "registry", "judge"],
     2: ["notebook", "backends", "sandbox"],
     3: ["grading"],
     4: ["batch", "release", "report", "nbgrader_hook", "samples", "demo", "gradescope", "server", "cli"],

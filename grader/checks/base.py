@@ -278,11 +278,14 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
             chosen = diagnosed or (hints or {}).get(kind) or (hint if kind == "values" else KIND_HINTS.get(kind, ""))
             if chosen:
                 message = f"{message}\nHint: {chosen}"
-            message = _with_arguments(message, named, getattr(student, "stand_ins", None) or ())
+            # only the stand-ins the grader actually answered during this check are mentioned
+            message = _with_arguments(message, named, sorted(getattr(student, "served", None) or ()))
         return CheckResult(name=name, status=status, points=points if status == "passed" else 0.0,
                            max_points=points, message=message, figure=figure, kind=kind if status != "passed" else "")
 
     token = _NAMED_CALLS.set(named)
+    if hasattr(student, "begin"):
+        student.begin()  # a view with stand-ins starts counting what it serves for this check
     try:
         outcome = func(student)
     except CheckFailed as exc:
