@@ -25,6 +25,8 @@ from .facts import read_facts
 from .inputs import discover
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
+from .staff import load_marks
+from .totals import final_result
 from .worker import cache_key, grade_job
 
 
@@ -116,6 +118,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     done = 0
     people = {}
     keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
+    marks = load_marks(outdir)  # a progress line gives the final total: the grader's points with the staff marks that hold
     for job in found.jobs:
         key = cache_key(Path(job.path).read_bytes(), assignment.id, config.limits)
         cached = outputs.read_result(outdir, job.student)
@@ -149,7 +152,10 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         report.results[job.student] = result
         done += 1
         if progress:
-            progress(job.student, result, done, report.total)
+            progress(job.student, final_result(job.student, result, people[job.student], marks, keys.get(job.student, "")).result, done, report.total)
+    for job in found.unreadable:  # its archive entry could not be unpacked: the row says why
+        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late)
+        report.results[job.student] = missing_result(assignment, os.path.basename(job.path), job.problem)
     for student, job in sorted(found.without_notebook.items()):
         files = found.not_notebooks[student]
         people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, late=job.late, no_notebook=files)

@@ -300,5 +300,6 @@ def test_batch_with_bad_entries_grades_everything_else(released, tmp_path, threa
     rows = _rows(tmp_path / "out")
     assert float(rows["1001"]["total"]) == 25 and rows["1002"]["status"] == "invalid"
     assert dict(report.skipped)["hopper_1003_5003_x.ipynb"].startswith("the archive entry could not be unpacked")
+    assert rows["1003"]["status"] == "invalid" and rows["1003"]["reason"].startswith("the archive entry could not be unpacked")
     with open(tmp_path / "out" / "grades.csv", newline="") as f:
         assert len(list(csv.reader(f))) == 1 + len(rows)

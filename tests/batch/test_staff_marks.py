@@ -170,8 +170,6 @@ def test_grades_csv_lms_file_pages_gradebook_and_table_give_one_total(marked):
     assert set(read_record(out).students) == set(totals)
 
 
-@pytest.mark.xfail(strict=True, reason="grader/batch/run.py hands progress the grader's result; it should hand over "
-                                       "totals.final_result(...).result (the fix is run.py's, not yet made)")
 def test_progress_lines_give_the_final_total(marked):
     out, lines, table = marked
     totals = {s: float(r["total"]) for s, r in _rows(out).items()}
