@@ -35,6 +35,9 @@ class Reply:
     # With ``measure_memory=True``: the most memory the student's process held during the call beyond what
     # it held before, in bytes, measured by the grader from /proc (None where it cannot be measured).
     peak_bytes: int | None = None
+    # With ``grad_params=True`` on a method call: the gradient of the objective for each of the object's
+    # parameters, by name (what autograd found for the grader's cotangent, like ``grads``).
+    param_grads: dict | None = None
 
 
 class StudentRaised(Exception):
@@ -141,6 +144,70 @@ def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values:
     finally:
         if allowance is not None:
             allowance.charge(time.thread_time() - started)
+
+
+@dataclass(frozen=True)
+class Made:
+    """An argument the student's process builds on the grader's behalf (grader.objects): a torch.Generator
+    seeded with ``seed``, a callable whose every call the grader answers with ``handler`` (named ``name``),
+    or an object constructed earlier (``handle``)."""
+
+    kind: str  # "generator", "served" or "handle"
+    seed: int = 0
+    name: str = ""
+    handler: Any = None
+    handle: str = ""
+
+    def spec(self) -> dict:
+        if self.kind == "generator":
+            return {"kind": "generator", "seed": int(self.seed)}
+        if self.kind == "served":
+            return {"kind": "served", "name": self.name, "params": list(self.handler.params)}
+        return {"kind": "handle", "handle": self.handle}
+
+
+@dataclass(frozen=True)
+class StandInClass:
+    """A class another class builds on, replaced while that one is graded (grader.objects.stand_in_class):
+    ``spec`` lays out its parameters as the course's class does, and the grader answers its forward with
+    ``forward`` (taking the forward arguments, then the parameters in registration order)."""
+
+    name: str
+    spec: dict
+    forward: Any
+    children: tuple = ()  # the StandInClass of each child the spec builds
+
+    def handlers(self) -> dict:
+        found = {f"{self.name}.forward": self.forward}
+        for child in self.children:
+            found.update(child.handlers())
+        return found
+
+
+def build_request(op: str, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), again: bool = False,
+                  stand_ins: Mapping[str, StandInHandler] | None = None, handle: str | None = None,
+                  method: str | None = None, classes: Mapping[str, StandInClass] | None = None,
+                  grad_params: bool = False) -> tuple[dict, list, dict]:
+    """A call-like request as both backends send it: ``(request, args, handlers)``; ``args`` has each Made
+    argument replaced by None (the student's process builds it), ``handlers`` answers every stand-in."""
+    request = {"op": op, "name": name, "grad_wrt": list(grad_wrt), "again": again,
+               "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
+    handlers = dict(stand_ins or {})
+    made = [[i, a.spec()] for i, a in enumerate(args) if isinstance(a, Made)]
+    if made:
+        request["make"] = made
+        handlers.update({a.name: a.handler for a in args if isinstance(a, Made) and a.kind == "served"})
+    if handle is not None:
+        request["handle"] = handle
+        if method is not None:
+            request["method"] = method
+    if classes:
+        request["stand_in_classes"] = {k: c.spec for k, c in classes.items()}
+        for c in classes.values():
+            handlers.update(c.handlers())
+    if grad_params:
+        request["grad_params"] = True
+    return request, [None if isinstance(a, Made) else a for a in args], handlers
 
 
 class StudentCode(Protocol):

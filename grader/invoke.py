@@ -19,6 +19,7 @@ from typing import Callable
 
 import torch
 
+from . import objects
 from .execute import CappedText, describe_exception
 
 Ask = Callable[[str, str, list, object], object]  # (name, "call" | "vjp", args, cotangent) -> value
@@ -179,30 +180,51 @@ def _objective(out, cot):
 
 
 def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict, dict]:
+    """Call a student function (``name``), a class (``op: construct``, kept under ``handle``) or a method
+    of an object constructed earlier (``handle`` and ``method``), with stand-ins and made arguments."""
     name = str(request.get("name"))
-    if name not in ns:
+    constructing = request.get("op") == "construct"
+    if request.get("handle") is not None and not constructing:
+        fn, module, problem = objects.target(ns, request)
+        if problem:
+            return {"ok": False, "error": {"type": "RuntimeError", "message": problem, "where": ""}}, {}
+    elif name not in ns:
         return {"ok": False, "missing": True}, {}
-    fn = ns[name]
+    else:
+        fn, module = ns[name], None
     if not callable(fn):
         return {"ok": False, "error": {"type": "TypeError", "message": f"{name} is not a function", "where": ""}}, {}
-    args = list(values.get("args") or [])
+    stub = functools.partial(_stub, ask=objects.current_ask)
+    args = objects.made_arguments(list(values.get("args") or []), request.get("make"), stub)
     grad_wrt = [int(i) for i in request.get("grad_wrt") or [] if 0 <= int(i) < len(args)]
     for i in grad_wrt:
         if isinstance(args[i], torch.Tensor) and args[i].is_floating_point():
             args[i] = args[i].detach().clone().requires_grad_(True)
+    grad_params = bool(request.get("grad_params")) and module is not None
     specs = request.get("stand_ins") or {}
     sink = CappedText()
     reply_values: dict = {}
     try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
-                _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask):
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), objects.asking(ask), \
+                _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask), \
+                objects.stand_in_classes(ns, request.get("stand_in_classes"), stub):
             with torch.enable_grad():
                 out = fn(*args)
-                objective = _objective(out, values.get("cotangent")) if grad_wrt else None
+                if constructing:
+                    objects.OBJECTS[str(request.get("handle"))] = out
+                    return {"ok": True}, {"value": type(out).__name__}
+                if request.get("method") in objects.IN_PLACE:
+                    return {"ok": True}, {"value": None}
+                objective = _objective(out, values.get("cotangent")) if grad_wrt or grad_params else None
                 if objective is not None:
                     inputs = [args[i] for i in grad_wrt]
-                    got = torch.autograd.grad(objective, inputs, allow_unused=True)
-                    reply_values["grads"] = [torch.zeros_like(x) if g is None else g.detach() for x, g in zip(inputs, got)]
+                    params = [(k, p) for k, p in module.named_parameters() if p.requires_grad] if grad_params else []
+                    got = torch.autograd.grad(objective, inputs + [p for _, p in params], allow_unused=True)
+                    reply_values["grads"] = [torch.zeros_like(x) if g is None else g.detach()
+                                             for x, g in zip(inputs, got[:len(inputs)])]
+                    if grad_params:
+                        reply_values["param_grads"] = {k: torch.zeros_like(p) if g is None else g.detach()
+                                                       for (k, p), g in zip(params, got[len(inputs):])}
             reply_values["value"] = out
             if request.get("again"):
                 with torch.no_grad():
@@ -213,11 +235,19 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
 
 
 def handle(ns: dict, request: dict, values: dict, ask: Ask | None = None) -> tuple[dict, dict]:
-    """Dispatch a request: ``call``, ``get`` or ``defines``."""
+    """Dispatch a request: ``call``, ``construct``, ``state``, ``load``, ``get`` or ``defines``."""
     op = request.get("op")
     name = str(request.get("name"))
-    if op == "call":
+    if op in ("call", "construct"):
         return _call(ns, request, values, ask)
+    if op in ("state", "load"):
+        try:
+            if op == "state":
+                return {"ok": True}, {"value": objects.state(request)}
+            objects.load(request, values)
+            return {"ok": True}, {"value": None}
+        except BaseException as exc:  # a module that refuses the grader's parameters
+            return _error(exc)
     if op == "defines":
         return {"ok": True, "defines": name in ns}, {}
     if op == "get":

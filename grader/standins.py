@@ -27,6 +27,7 @@ import reference
 
 from .standin_costs import COSTS, generic_cost, mask_cost, mha_cost, partial_cost, rnn_lm_cost, sdpa_cost, seq2col_cost, unit_cost
 from .calls import HelperError, Reply, StandInHandler, StudentCode
+from .objectcalls import ObjectCalls
 
 
 def other_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Win: torch.Tensor) -> torch.Tensor:
@@ -149,7 +150,7 @@ STAND_INS: dict[str, StandIn] = {
 }
 
 
-class WithStandIns:
+class WithStandIns(ObjectCalls):
     """The student's code as an exercise's checks see it: every call runs with the exercise's stand-ins.
     ``served`` collects the names of the stand-ins the calls actually used (what the grader answered),
     so a failure message mentions only those; ``begin()`` empties it at the start of each check."""

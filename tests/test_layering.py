@@ -4,7 +4,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
-    0: ["version", "errors", "results", "codec", "allowance", "calls", "compare", "execute", "invoke", "fsutil", "collector"],
+    0: ["version", "errors", "results", "codec", "allowance", "calls", "objects", "objectcalls", "compare", "execute", "invoke", "fsutil", "collector"],
     1: ["strategies", "standin_costs", "standins", "checks", "exercise", "assignments", "registry", "judge"],
     2: ["notebook", "backends", "sandbox"],
     3: ["grading"],

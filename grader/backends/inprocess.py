@@ -7,7 +7,8 @@ from typing import Mapping, Sequence
 
 from .. import execute, invoke
 from ..allowance import CallAllowance
-from ..calls import Reply, Served, StandInHandler, StudentOverspent, overspent, serve_helper
+from ..calls import Reply, Served, StandInClass, StandInHandler, StudentOverspent, build_request, overspent, serve_helper
+from ..objectcalls import ObjectCalls
 from ..codec import decode_frame, encode_message
 from ..sandbox.isolation import PeakMemory, fix_mmap_threshold
 from .replies import to_reply
@@ -17,7 +18,7 @@ def _cross(message: dict, values: dict) -> tuple[dict, dict]:
     return decode_frame(encode_message(message, values))  # what would cross the boundary
 
 
-class InProcess:
+class InProcess(ObjectCalls):
     def __init__(self, namespace: dict):
         self.ns = namespace
 
@@ -55,14 +56,16 @@ class InProcess:
         return to_reply(name, *self._request({"op": "get", "name": name}, {})).value
 
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
-             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False) -> Reply:
-        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
-                   "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
+             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False,
+             op: str = "call", handle: str | None = None, method: str | None = None,
+             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False) -> Reply:
+        request, args, handlers = build_request(op, name, args, grad_wrt=grad_wrt, again=again, stand_ins=stand_ins,
+                                                handle=handle, method=method, classes=classes, grad_params=grad_params)
         log: list[Served] = []
         if measure_memory:
             fix_mmap_threshold(128 * 1024)  # as in the sandbox: freed blocks leave, so the peak is what was live
         peak = PeakMemory("self") if measure_memory else None
         # No CPU budget in-process (nothing is timed here), but a stand-in's size is bounded all the same.
         allowance = CallAllowance.for_call(list(args), float("inf"))
-        reply = self._request(request, {"args": list(args), "cotangent": cotangent}, stand_ins, log, allowance)
+        reply = self._request(request, {"args": list(args), "cotangent": cotangent}, handlers, log, allowance)
         return to_reply(name, *reply, log, peak.stop() if peak else None)

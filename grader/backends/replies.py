@@ -15,6 +15,7 @@ def to_reply(name: str, message: dict, values: dict, served: list[Served] = (), 
             raise ProtocolError("error reply without an error")
         raise StudentRaised(str(error.get("type", "Exception"))[:100], str(error.get("message", ""))[:2000],
                             str(error.get("where", ""))[:100])
-    grads = values.get("grads")
+    grads, param_grads = values.get("grads"), values.get("param_grads")
     return Reply(value=values.get("value"), grads=tuple(grads) if isinstance(grads, list) else None,
-                 again=values.get("again"), served=tuple(served), peak_bytes=peak_bytes)
+                 again=values.get("again"), served=tuple(served), peak_bytes=peak_bytes,
+                 param_grads=param_grads if isinstance(param_grads, dict) else None)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..allowance import MIN_FRAME_BYTES, CallAllowance
-from ..calls import (Reply, Served, StandInHandler, StudentCrashed, StudentMissing, StudentOverspent, StudentTimeout,
-                     overspent, serve_helper)
+from ..calls import (Reply, Served, StandInClass, StandInHandler, StudentCrashed, StudentMissing, StudentOverspent,
+                     StudentTimeout, build_request, overspent, serve_helper)
+from ..objectcalls import ObjectCalls
 from ..backends.replies import to_reply
 from ..errors import ProtocolError, SandboxError, SandboxUnavailable
 from . import framing, isolation
@@ -129,7 +130,7 @@ class Zygote:
         self.close()
 
 
-class Session:
+class Session(ObjectCalls):
     """One submission's jailed process, seen through the StudentCode interface."""
 
     def __init__(self, zygote: Zygote, cells: Sequence[tuple[int, str]], limits: Limits, modules: Sequence[str] = (),
@@ -381,14 +382,18 @@ class Session:
         return to_reply(name, *self._request({"op": "get", "name": name}, {}, name)).value
 
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
-             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False) -> Reply:
+             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False,
+             op: str = "call", handle: str | None = None, method: str | None = None,
+             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False) -> Reply:
+        """Call student function ``name`` (or, with ``handle``, a method of an object constructed earlier;
+        ``op="construct"`` constructs class ``name`` under ``handle``; see grader.backends.objectcalls)."""
         if name in self._broken:
             first = self._broken[name]
             raise type(first)(f"{first.message} (in an earlier check, so it was not called again)")
-        if not self.defines(name):
+        if (handle is None or op == "construct") and not self.defines(name):
             raise StudentMissing(name)
-        request = {"op": "call", "name": name, "grad_wrt": list(grad_wrt), "again": again,
-                   "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
+        request, args, handlers = build_request(op, name, args, grad_wrt=grad_wrt, again=again, stand_ins=stand_ins,
+                                                handle=handle, method=method, classes=classes, grad_params=grad_params)
         try:
             if self.sock is None:
                 self._start()
@@ -396,9 +401,9 @@ class Session:
             self._warmed.add(name)
             clock = CallClock(self._budget(name, measure_memory or None),
                               self.limits.warmup_cpu_s if first else 0.0).arm(self.pgid)
-            log, peak, reply = self._call_once(name, request, args, cotangent, stand_ins, measure_memory, clock)
+            log, peak, reply = self._call_once(name, request, args, cotangent, handlers, measure_memory, clock)
             if clock.stretched:  # it loaded code on this first call: judged on a second call, warm
-                log, peak, reply = self._call_once(name, request, args, cotangent, stand_ins, measure_memory, None)
+                log, peak, reply = self._call_once(name, request, args, cotangent, handlers, measure_memory, None)
             return to_reply(name, *reply, log, peak.stop() if peak else None)
         except (StudentTimeout, StudentCrashed, StudentOverspent) as exc:
             if time.monotonic() < self.deadline:
