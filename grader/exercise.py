@@ -13,6 +13,8 @@ from .standins import STAND_INS
 
 
 JUDGES = ("reference", "format", "own")
+# How a check's docstring opens the sentence that says when it cannot be decided (Check.undecidable).
+UNDECIDABLE = ("Not judged when", "Always judged")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,18 @@ class Check:
         return self.func.__name__
 
     @property
+    def undecidable(self) -> str:
+        """The sentence of the check's docstring that says which failures leave it undecidable ("not
+        judged"), or that none do; "" when the docstring does not say."""
+        text = " ".join((self.func.__doc__ or "").split())
+        for opening in UNDECIDABLE:
+            at = text.find(opening)
+            if at >= 0:
+                end = text.find(". ", at)
+                return text[at:] if end < 0 else text[at:end + 1]
+        return ""
+
+    @property
     def property(self) -> str:
         return (self.func.__doc__ or "").strip().splitlines()[0]
 
@@ -53,12 +67,19 @@ class Exercise:
     # Other student functions this exercise's function calls: each is replaced by a grader-served
     # stand-in while it is graded (grader.standins), and must be graded earlier in the assignment.
     requires: tuple[str, ...] = ()
-    # Returns why the student's function does no real work (constant, zeros, echo, always raises), or
-    # None; the "own" checks pay only when it returns None.
+    # Says whether the student's function does real work (grader.checks.gate.Probe: on cases drawn like the
+    # checks' own it must not raise every time, return zeros, a constant or an input, or ignore one of its
+    # main inputs); when it does not, no check of the exercise pays.
     probe: Callable | None = None
     # CPU seconds one call of this function may use, for functions whose honest calls are heavier than
     # the default budget allows for (Limits.call_cpu_s, which is the least any function gets).
     call_cpu_s: float | None = None
+
+    @property
+    def inputs(self) -> dict:
+        """The main inputs the function must respond to, as its probe declares them: {position: name},
+        a position being an argument's index or (index, key) for an entry of a dict argument."""
+        return dict(getattr(self.probe, "inputs", None) or {})
 
     @property
     def points(self) -> float:

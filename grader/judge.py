@@ -17,11 +17,15 @@ from typing import Callable, Sequence
 
 from . import standins
 from .calls import StudentAborted, StudentCode
+from .checks import mechanical
 from .checks.base import FAILURE_KINDS, run_check
+from .checks.gate import Observation
+from .compare import PRECISION
 from .registry import Exercise
 from .results import MANUAL_CHECK, CheckResult, ExerciseResult
 
 SHOWN_BY_FIRST = ("type", "shape", "dtype", "values")  # kinds a later reference check would only repeat
+MECHANICAL = ("type", "shape", "dtype")  # kinds whose root cause may be mechanical (grader.checks.mechanical)
 
 
 def manual_result(exercise: Exercise) -> ExerciseResult:
@@ -48,6 +52,21 @@ def _first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 
 
+def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None, degenerate) -> CheckResult:
+    """One check's result: not judged when the probe saw the function hang or do no real work (a check
+    about values still runs, so its counterexample is shown, but pays nothing then)."""
+    if aborted is not None and check.gated:
+        return CheckResult(name=check.name, status=aborted.status, points=0, max_points=check.points,
+                           message=f"not judged: {aborted.message}", kind=aborted.kind)
+    unpaid = CheckResult(name=check.name, status=getattr(degenerate, "status", "failed"), points=0,
+                         max_points=check.points, message=f"not judged: {exercise.id} does no real work: {degenerate}",
+                         kind="degenerate")
+    if degenerate and check.gated:
+        return unpaid
+    result = run_check(check.name, check.func, check.points, view, check.hint, check.hints)
+    return unpaid if degenerate and result.status == "passed" else result
+
+
 def judge_exercise(exercise: Exercise, student: StudentCode,
                    explain_missing: Callable[[str], str] = lambda name: "", others: Sequence[str] = ()) -> ExerciseResult:
     """Run the exercise's checks against ``student``; ``explain_missing(name)`` says why a name is undefined;
@@ -64,31 +83,43 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
         message = f"{exercise.id} is not defined in the notebook" + (f": {detail}" if detail else "")
         return uniform_result(exercise, "missing", message, kind)
     view = standins.for_exercise(student, exercise.id, exercise.requires, others)
-    degenerate, aborted = None, None
-    if exercise.probe is not None and any(c.gated for c in exercise.checks):
+    seen, aborted = None, None
+    if exercise.probe is not None:
         try:
-            degenerate = exercise.probe(view)
+            seen = exercise.probe(view)
         except StudentAborted as exc:  # it hung or ended the process: that, not "no real work", is the charge
             aborted = exc
         except Exception:  # a fault in the probe itself: the checks then judge on their own (and say why)
-            degenerate = None
-    results, first = [], None
-    for check in exercise.checks:
-        if check.gated and aborted is not None:
-            result = CheckResult(name=check.name, status=aborted.status, points=0, max_points=check.points,
-                                 message=f"not judged: {aborted.message}", kind=aborted.kind)
-        elif check.gated and degenerate:
-            result = CheckResult(name=check.name, status=getattr(degenerate, "status", "failed"), points=0,
-                                 max_points=check.points, message=f"not judged: {exercise.id} does no real work: {degenerate}", kind="degenerate")
-        else:
-            result = run_check(check.name, check.func, check.points, view, check.hint, check.hints)
-        if check.judges != "own" and result.status != "passed" and result.kind in SHOWN_BY_FIRST:
-            if first is None:
-                first = result
-            else:
-                result = replace(result, kind="not_judged",
-                                 message=f"not judged: {first.name} above already shows how the result differs")
-        results.append(result)
+            seen = None
+    degenerate = seen if seen else None
+    results, first, undone, token = [], None, None, None
+    try:
+        for check in exercise.checks:
+            result = _judge_check(check, exercise, undone or view, aborted, degenerate)
+            if undone is None and first is None and check.judges != "own" and result.status != "passed" \
+                    and result.kind in MECHANICAL and isinstance(seen, Observation):
+                fix = mechanical.explain(seen)
+                if fix is not None:  # charged here once; every later check sees the result with it undone
+                    undone = mechanical.Undone(view, exercise.id, fix)
+                    token = PRECISION.set(fix.precision) if fix.precision is not None else None
+                    results.append(replace(result, message=f"{result.message}\n(Only this check is charged for "
+                                                           f"it: the later ones judge your results with it undone: "
+                                                           f"{fix.summary}.)"))
+                    continue
+            if check.judges == "own" and result.status != "passed" and result.kind in MECHANICAL:
+                # the property cannot be posed on a result of that form: not a charge of its own
+                result = replace(result, kind="not_judged", message=f"not judged: {_first_line(result.message)} "
+                                                                    f"(see the checks of its values)")
+            elif check.judges != "own" and result.status != "passed" and result.kind in SHOWN_BY_FIRST:
+                if first is None:
+                    first = result
+                else:
+                    result = replace(result, kind="not_judged",
+                                     message=f"not judged: {first.name} above already shows how the result differs")
+            results.append(result)
+    finally:
+        if token is not None:
+            PRECISION.reset(token)
     if aborted is not None:
         root = f"{FAILURE_KINDS.get(aborted.kind, aborted.kind)}: {aborted.message}"
     elif degenerate:

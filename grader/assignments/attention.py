@@ -5,6 +5,7 @@ from ..checks import block as BL
 from ..checks import heads as MH
 from ..checks import norms as N
 from ..checks import sdpa as S
+from ..checks import self_attention as SA
 from ..checks import transformer_answers as A
 from ..exercise import Assignment, Check, Exercise
 
@@ -30,21 +31,21 @@ ASSIGNMENT = Assignment(
             Check(S.check_sdpa_key_value_permutation_invariance, 0.5, "Weight each value by its own key's score.",
                   judges="own"),
             Check(S.check_sdpa_gradients, 1.0, AUTOGRAD, judges="own"),
-        ), probe=S.probe_scaled_dot_product_attention),
+        ), probe=S.PROBE_SDPA),
         Exercise("self_attention", "function", (
-            Check(S.check_self_attention_values, 2.0, "Project X with Wq, Wk, Wv and pass the three to "
+            Check(SA.check_self_attention_values, 2.0, "Project X with Wq, Wk, Wv and pass the three to "
                   "scaled_dot_product_attention (no mask); return only Y."),
-            Check(S.check_self_attention_permutation_equivariance, 1.0, "Do not use the positions' indices.",
+            Check(SA.check_self_attention_permutation_equivariance, 1.0, "Do not use the positions' indices.",
                   judges="own"),
-            Check(S.check_self_attention_single_sequence, 0.5, "The same code must work for (N, D) and (B, N, D).",
+            Check(SA.check_self_attention_single_sequence, 0.5, "The same code must work for (N, D) and (B, N, D).",
                   judges="own"),
-        ), requires=("scaled_dot_product_attention",), probe=S.probe_self_attention),
+        ), requires=("scaled_dot_product_attention",), probe=SA.PROBE_SELF_ATTENTION),
         Exercise("sinusoidal_positions", "function", (
-            Check(S.check_sinusoidal_positions_shape_and_dtype, 0.5, "torch.zeros(T, d) has the right shape and dtype.",
+            Check(SA.check_sinusoidal_positions_shape_and_dtype, 0.5, "torch.zeros(T, d) has the right shape and dtype.",
                   judges="format"),
-            Check(S.check_sinusoidal_positions_values, 2.0, "Even columns 2i: sin(t / 10000^(2i/d)); odd columns 2i+1: "
+            Check(SA.check_sinusoidal_positions_values, 2.0, "Even columns 2i: sin(t / 10000^(2i/d)); odd columns 2i+1: "
                   "cos of the same angle; t starts at 0."),
-        ), probe=S.probe_sinusoidal_positions),
+        ), probe=SA.PROBE_SINUSOIDAL_POSITIONS),
         Exercise("EQUIVARIANT_WITH_POSITIONS", "answer", (Check(A.check_answer_equivariant_with_positions, 1.5),)),
         Exercise("multi_head_attention", "function", (
             Check(MH.check_mha_values, 3.5, "Split each projection into heads of Dh = H*Dh / H columns, in order; "
@@ -53,21 +54,21 @@ ASSIGNMENT = Assignment(
             Check(MH.check_mha_permutation_equivariance, 0.5, "Reshape so that positions are never mixed together.",
                   judges="own"),
             Check(MH.check_mha_rejects_indivisible_heads, 0.5, "Raise ValueError before reshaping.", judges="own"),
-        ), requires=("scaled_dot_product_attention",), probe=MH.probe_multi_head_attention),
+        ), requires=("scaled_dot_product_attention",), probe=MH.PROBE_MULTI_HEAD_ATTENTION),
         Exercise("SWAP_POLL_OUTPUT", "answer", (Check(A.check_answer_swap_poll_output, 2.0),)),
         Exercise("layer_norm", "function", (
             Check(N.check_layer_norm_values, 2.0, "Normalise over the last axis with the biased variance, eps inside "
                   "the square root, then * gamma + beta."),
             Check(N.check_layer_norm_gradients, 1.0, AUTOGRAD, judges="own"),
-        ), probe=N.probe_layer_norm),
+        ), probe=N.PROBE_LAYER_NORM),
         Exercise("rms_norm", "function", (
             Check(N.check_rms_norm_values, 1.5, "x / sqrt(mean(x^2, last axis) + eps) * gamma."),
             Check(N.check_rms_norm_gradients, 0.5, AUTOGRAD, judges="own"),
-        ), probe=N.probe_rms_norm),
+        ), probe=N.PROBE_RMS_NORM),
         Exercise("swiglu", "function", (
             Check(N.check_swiglu_values, 1.5, "(silu(x @ W1) * (x @ W2)) @ W3."),
             Check(N.check_swiglu_gradients, 0.5, AUTOGRAD, judges="own"),
-        ), probe=N.probe_swiglu),
+        ), probe=N.PROBE_SWIGLU),
         Exercise("transformer_block", "function", (
             Check(BL.check_transformer_block_values, 3.5, "Pre-norm: h = x + MHA(LN1(x)), y = h + MLP(LN2(h)), "
                   "MLP(z) = relu(z W1 + b1) W2 + b2."),
@@ -75,13 +76,13 @@ ASSIGNMENT = Assignment(
                   "multi_head_attention.", judges="own"),
             Check(BL.check_transformer_block_permutation_equivariance, 1.5, "Use no position-dependent operation.",
                   judges="own"),
-        ), requires=("layer_norm", "multi_head_attention"), probe=BL.probe_transformer_block),
+        ), requires=("layer_norm", "multi_head_attention"), probe=BL.PROBE_TRANSFORMER_BLOCK),
         Exercise("attention_weights_bytes", "function", (
             Check(BL.check_attention_weights_bytes_values, 2.0, "H matrices of N x N weights."),
-        )),
+        ), probe=BL.PROBE_ATTENTION_WEIGHTS_BYTES),
         Exercise("block_param_count", "function", (
             Check(BL.check_block_param_count_matches_torch, 3.0, "Count every module's weights and biases: four attention "
                   "projections, the two MLP layers (D -> 4D -> D) and the two LayerNorms."),
-        )),
+        ), probe=BL.PROBE_BLOCK_PARAM_COUNT),
     ),
 )

@@ -28,14 +28,18 @@ def check_letter(student, name: str, letters: str, key: str, why: str, verdict: 
 
 
 def check_answer_causal_mask_choice(student):
-    """CAUSAL_MASK_CHOICE names the matrix that is the additive causal mask."""
+    """CAUSAL_MASK_CHOICE names the matrix that is the additive causal mask.
+
+    Always judged."""
     check_letter(student, "CAUSAL_MASK_CHOICE", "ABC", answers.CAUSAL_MASK_CHOICE,
                  "Row i holds query i and column j key j: which entries must be -inf so that no query sees a "
                  "later key, and none other?", verdict="is not the causal mask")
 
 
 def check_answer_self_attention_is_causal(student):
-    """SELF_ATTENTION_IS_CAUSAL is the bool that says whether unmasked self-attention is causal."""
+    """SELF_ATTENTION_IS_CAUSAL is the bool that says whether unmasked self-attention is causal.
+
+    Always judged."""
     value = answer(student, "SELF_ATTENTION_IS_CAUSAL")
     if type(value) is not bool:
         raise CheckFailed(f"SELF_ATTENTION_IS_CAUSAL should be True or False (a bool); got {describe(value)}")
@@ -45,7 +49,9 @@ def check_answer_self_attention_is_causal(student):
 
 
 def check_answer_qkv_param_count(student):
-    """QKV_PARAM_COUNT is the number of parameters of W_q, W_k, W_v for d_model = 10, T = 4."""
+    """QKV_PARAM_COUNT is the number of parameters of W_q, W_k, W_v for d_model = 10, T = 4.
+
+    Always judged."""
     value = whole_number(answer(student, "QKV_PARAM_COUNT"), "QKV_PARAM_COUNT")
     if value != answers.QKV_PARAM_COUNT:
         raise CheckFailed(f"QKV_PARAM_COUNT = {value} is not right. How many numbers does one d_model x d_model "

@@ -13,18 +13,19 @@ from .base import (
     CheckFailed, Lazy, NotJudged, Passed, StudentErrorAt, call, diagnose, expect_value_error, fail_if, for_all,
     format_call,
 )
-from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
+from .gate import Probe
+from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch
 
 SMALL = {"B": 2, "T": 4, "d": 3, "d_k": 2, "d_v": 2, "seed": 0}
 
 
-def probe_causal_mask(student) -> str | None:
-    """causal_mask does some work: its result depends on T and is not all zeros."""
-    return degeneracy(student, "causal_mask", [(3,), (4,)])
+PROBE_CAUSAL_MASK = Probe("causal_mask", st.integers(1, 8), lambda T: [T], reference.causal_mask, {0: "T"})
 
 
 def check_causal_mask_shape_and_dtype(student):
-    """causal_mask(T) returns a floating-point torch tensor of shape (T, T)."""
+    """causal_mask(T) returns a floating-point torch tensor of shape (T, T).
+
+    Always judged."""
 
     def prop(T):
         got = call(student, "causal_mask", T).value
@@ -36,7 +37,9 @@ def check_causal_mask_shape_and_dtype(student):
 
 
 def check_causal_mask_values(student):
-    """causal_mask(T)[i, j] is 0 where key j <= query i and -inf where j > i."""
+    """causal_mask(T)[i, j] is 0 where key j <= query i and -inf where j > i.
+
+    Always judged."""
 
     def prop(T):
         got = call(student, "causal_mask", T).value
@@ -63,10 +66,8 @@ def _attention(student, args, context, **options):
     return reply
 
 
-def probe_masked_self_attention(student) -> str | None:
-    """masked_self_attention does some work: its result depends on X and is not X itself."""
-    weights = attention_inputs({**SMALL, "d": 3, "d_v": 3, "seed": 7})[1:]
-    return degeneracy(student, "masked_self_attention", [(gaussian(seed, 2, 4, 3), *weights) for seed in (1, 2)])
+PROBE_MASKED_SELF_ATTENTION = Probe("masked_self_attention", strategies.attention_dims(), attention_inputs,
+                                    reference.masked_self_attention, {0: "X", 1: "Wq", 2: "Wk", 3: "Wv"})
 
 
 def _attention_mistakes(X, Wq, Wk, Wv):
@@ -87,7 +88,9 @@ def _attention_mistakes(X, Wq, Wk, Wv):
 
 
 def check_masked_self_attention_values(student):
-    """masked_self_attention computes softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V for a batch (B, T, d)."""
+    """masked_self_attention computes softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V for a batch (B, T, d).
+
+    Always judged."""
 
     def prop(dims):
         args = attention_inputs(dims)
@@ -100,7 +103,9 @@ def check_masked_self_attention_values(student):
 
 
 def check_masked_self_attention_single_sequence(student):
-    """masked_self_attention on a single sequence X of shape (T, d) gives that sequence's row of the batched result."""
+    """masked_self_attention on a single sequence X of shape (T, d) gives that sequence's row of the batched result.
+
+    Not judged when the batched result is not a tensor with one row per sequence (see the values check)."""
 
     def prop(dims):
         X, *weights = args = attention_inputs(dims)
@@ -111,7 +116,10 @@ def check_masked_self_attention_single_sequence(student):
 
 
 def check_masked_self_attention_causality(student):
-    """Changing the input at position j leaves every output at an earlier position i < j unchanged."""
+    """Changing the input at position j leaves every output at an earlier position i < j unchanged.
+
+    Not judged when no output ever changes as an earlier position's input changes (attention that mixes no
+    positions is trivially causal)."""
     figure = {}
 
     def prop(dims):
@@ -145,7 +153,9 @@ def check_masked_self_attention_causality(student):
 
 
 def check_masked_self_attention_gradients(student):
-    """Gradients of masked_self_attention with respect to X, Wq, Wk and Wv agree with how its output changes."""
+    """Gradients of masked_self_attention with respect to X, Wq, Wk and Wv agree with how its output changes.
+
+    Not judged when the result is not a (B, T, d_v) tensor (see the values check)."""
 
     def prop(dims):
         args = attention_inputs(dims)
@@ -162,7 +172,9 @@ HALF_HINTS = {
 
 
 def check_masked_self_attention_half_precision(student):
-    """masked_self_attention works on float16 inputs and returns float16 values close to its own float64 result."""
+    """masked_self_attention works on float16 inputs and returns float16 values close to its own float64 result.
+
+    Not judged when the result on float64 inputs is not a floating-point tensor (see the values check)."""
     dims = {**SMALL, "T": 6, "seed": 3}
     args = [a.to(torch.float16) for a in attention_inputs(dims)]
     context = Lazy(lambda: f"for float16 inputs {format_call('masked_self_attention', args)}")
@@ -197,7 +209,9 @@ def whole_number(value, context: str) -> int:
 
 
 def check_qkv_param_count_matches_torch(student):
-    """qkv_param_count(d_model, seq_len) equals the parameters of three bias-free d_model x d_model linear layers."""
+    """qkv_param_count(d_model, seq_len) equals the parameters of three bias-free d_model x d_model linear layers.
+
+    Always judged."""
 
     def prop(case):
         d_model, seq_len = case
@@ -211,8 +225,14 @@ def check_qkv_param_count_matches_torch(student):
     for_all(st.tuples(st.integers(1, 32), st.integers(1, 64)), prop, examples=((10, 4),))
 
 
+PROBE_QKV_PARAM_COUNT = Probe("qkv_param_count", st.tuples(st.integers(1, 32), st.integers(1, 64)), list,
+                              reference.qkv_param_count, {0: "d_model"})
+
+
 def check_mha_param_count_matches_torch(student):
-    """mha_param_count(d_model, n_heads, bias) equals the parameter count of torch.nn.MultiheadAttention."""
+    """mha_param_count(d_model, n_heads, bias) equals the parameter count of torch.nn.MultiheadAttention.
+
+    Always judged."""
 
     def prop(case):
         d_model, n_heads, bias = case
@@ -224,16 +244,21 @@ def check_mha_param_count_matches_torch(student):
             raise CheckFailed(f"{context} returned {got}; torch.nn.MultiheadAttention({d_model}, {n_heads}"
                               f"{'' if bias is None else f', bias={bias}'}) has {want} parameters")
 
-    cases = st.tuples(strategies.heads_and_widths(), st.sampled_from([None, True, False])).map(lambda c: (*c[0], c[1]))
-    for_all(cases, prop, examples=((8, 2, None), (8, 2, False)))
+    for_all(_mha_count_cases(), prop, examples=((8, 2, None), (8, 2, False)))
 
 
-def probe_mha_param_count(student) -> str | None:
-    """mha_param_count does some work: valid calls return counts that depend on the sizes."""
-    return degeneracy(student, "mha_param_count", [(8, 2), (12, 3)])
+def _mha_count_cases():
+    return st.tuples(strategies.heads_and_widths(), st.sampled_from([None, True, False])).map(lambda c: (*c[0], c[1]))
+
+
+PROBE_MHA_PARAM_COUNT = Probe("mha_param_count", _mha_count_cases(),
+                              lambda case: list(case[:2]) if case[2] is None else list(case), reference.mha_param_count,
+                              {0: "d_model"}, move={0: lambda d_model, args: d_model + args[1]})
 
 
 def check_mha_param_count_rejects_indivisible_heads(student):
-    """mha_param_count raises ValueError when n_heads does not divide d_model."""
+    """mha_param_count raises ValueError when n_heads does not divide d_model.
+
+    Always judged (it pays only for a function that does real work on valid inputs)."""
     for args in ((10, 3), (7, 2)):
         expect_value_error(student, "mha_param_count", args, f"since {args[1]} heads cannot split d_model = {args[0]} evenly")

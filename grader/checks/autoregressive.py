@@ -8,7 +8,7 @@ import reference
 from .. import strategies
 from ..compare import compare_arrays, describe, kind_of
 from .base import CheckFailed, Lazy, NotJudged, call, diagnose, expect_value_error, fail_if, for_all, format_call
-from .properties import degeneracy
+from .gate import Probe
 
 SIMPLE = ([1, 2, 3, 4, 5], 2)
 
@@ -21,7 +21,9 @@ def _seq2col(student, seq, s):
 
 
 def check_seq2col_shapes_and_dtype(student):
-    """seq2col returns ndarrays X of shape (n - s, s) and y of shape (n - s,) with the input's dtype."""
+    """seq2col returns ndarrays X of shape (n - s, s) and y of shape (n - s,) with the input's dtype.
+
+    Always judged."""
 
     def prop(case):
         seq, s = case
@@ -41,7 +43,9 @@ def check_seq2col_shapes_and_dtype(student):
 
 
 def check_seq2col_windows(student):
-    """Row i of X is seq[i : i + s] (oldest first) and y[i] is seq[i + s], the value after that window."""
+    """Row i of X is seq[i : i + s] (oldest first) and y[i] is seq[i + s], the value after that window.
+
+    Always judged."""
 
     def prop(case):
         seq, s = case
@@ -61,7 +65,9 @@ def check_seq2col_windows(student):
 
 
 def check_seq2col_leaves_input_unchanged(student):
-    """seq2col leaves the array it is given unchanged: a second call on the same array returns what the first did."""
+    """seq2col leaves the array it is given unchanged: a second call on the same array returns what the first did.
+
+    Not judged when seq2col does not return a pair (X, y) (the shapes check charges that)."""
 
     def prop(case):
         seq, s = case
@@ -80,13 +86,18 @@ def check_seq2col_leaves_input_unchanged(student):
     for_all(strategies.sequences(forms=("int_array", "float_array")), prop, max_examples=5)
 
 
-def probe_seq2col(student) -> str | None:
-    """seq2col does some work: its windows depend on the sequence's values."""
-    return degeneracy(student, "seq2col", [([3, 1, 4, 1, 5], 2), ([2, 7, 1, 8], 1)])
+def _smaller_filter(s, args):
+    return s - 1 if s > 1 else s + 1
+
+
+PROBE_SEQ2COL = Probe("seq2col", strategies.sequences(), list, reference.seq2col, {0: "seq", 1: "filter_size"},
+                      move={1: _smaller_filter})
 
 
 def check_seq2col_rejects_bad_filter_size(student):
-    """seq2col raises ValueError when filter_size is not in 1 <= filter_size < len(seq)."""
+    """seq2col raises ValueError when filter_size is not in 1 <= filter_size < len(seq).
+
+    Always judged (it pays only for a function that does real work on valid inputs)."""
     seq = [3, 1, 4, 1]
     for s in (0, 4, 5, -1):
         expect_value_error(student, "seq2col", (seq, s), "because filter_size must satisfy 1 <= filter_size < len(seq)")
@@ -109,7 +120,9 @@ def _ar_fit(student, seq, s):
 
 
 def check_ar_fit_least_squares(student):
-    """ar_fit's weights minimise the squared error of predicting y from [X, 1] (the normal equations hold)."""
+    """ar_fit's weights minimise the squared error of predicting y from [X, 1] (the normal equations hold).
+
+    Always judged."""
 
     def prop(case):
         seq, s = case
@@ -125,7 +138,9 @@ def check_ar_fit_least_squares(student):
 
 
 def check_ar_fit_minimum_norm(student):
-    """Among all least-squares weights, ar_fit returns the one of smallest norm (as np.linalg.pinv gives)."""
+    """Among all least-squares weights, ar_fit returns the one of smallest norm (as np.linalg.pinv gives).
+
+    Always judged."""
 
     def prop(case):
         seq, s = case
@@ -140,3 +155,7 @@ def check_ar_fit_minimum_norm(student):
             )
 
     for_all(strategies.sequences(), prop, examples=(([0, 1, 1, 2, 3, 5, 8, 13, 21, 34], 3),))
+
+
+PROBE_AR_FIT = Probe("ar_fit", strategies.sequences(), list, reference.ar_fit, {0: "seq", 1: "filter_size"},
+                     move={1: _smaller_filter})

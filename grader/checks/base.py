@@ -265,6 +265,28 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
         raise NotJudged(unjudged or "no example could be judged", kind="degenerate")
 
 
+def drawn_cases(strategy, count: int, key: str) -> list:
+    """``count`` cases drawn from ``strategy`` exactly as :func:`for_all` draws a check's (derandomized,
+    stored under ``key``), for a caller that needs the cases themselves (the gate's probes)."""
+    cache_key = (key, count)
+    if cache_key not in _DRAWN:
+        stored_as = f"{key}:{count}"
+        stored = drawn.store().get(stored_as)
+        if stored is None:
+            recording: list = []
+
+            @settings(GRADING_SETTINGS, max_examples=count)
+            @given(strategy)
+            def record(case):
+                recording.append(case)
+
+            resolve(record)()
+            stored = recording[:count]
+            drawn.store().put(stored_as, stored)
+        _DRAWN[cache_key] = stored
+    return copy.deepcopy(_DRAWN[cache_key])
+
+
 def run_check(name: str, func: Callable[[StudentCode], object], points: float, student: StudentCode,
               hint: str = "", hints: Mapping[str, str] | None = None) -> CheckResult:
     """Run one check against the student's code and record its verdict, its failure kind and a hint

@@ -17,7 +17,7 @@ from ..strategies import gaussian, st
 from .attention import whole_number
 from .base import CheckFailed, Lazy, Passed, call, diagnose, fail_if, for_all, format_call
 from .positions import ATOL, RTOL, assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
-from .properties import degeneracy, ignored_input
+from .gate import Probe
 
 NAME = "transformer_block"
 
@@ -55,13 +55,9 @@ def show(args) -> str:
     return format_call(NAME, args)
 
 
-def probe_transformer_block(student) -> str | None:
-    """transformer_block does some work: its result depends on x and is not x itself."""
-    cases = [block_inputs((False, 3, 2, 2, False, s)) for s in (1, 2)]
-    return degeneracy(student, NAME, cases) or ignored_input(student, NAME, cases[0], {
-        0: "x", (1, "Wq"): "params['Wq']", (1, "Wv"): "params['Wv']", (1, "Wo"): "params['Wo']",
-        (1, "W1"): "params['W1']", (1, "W2"): "params['W2']", (1, "ln1_gamma"): "params['ln1_gamma']",
-        (1, "ln2_gamma"): "params['ln2_gamma']"})
+PROBE_TRANSFORMER_BLOCK = Probe(NAME, block_cases(), block_inputs, ref.transformer_block, {
+    0: "x", **{(1, key): f"params['{key}']" for key in ("ln1_gamma", "ln1_beta", "Wq", "Wk", "Wv", "Wo", "ln2_gamma",
+                                                        "ln2_beta", "W1", "b1", "W2", "b2")}})
 
 
 def _variant(x, p, H, causal, *, pre=True, attn_residual=True, mlp_residual=True, act=torch.relu, causal_used=True):
@@ -98,7 +94,9 @@ def _mistakes(args):
 
 
 def check_transformer_block_values(student):
-    """transformer_block equals torch.nn.TransformerEncoderLayer(norm_first=True, dropout=0.0) with the same weights."""
+    """transformer_block equals torch.nn.TransformerEncoderLayer(norm_first=True, dropout=0.0) with the same weights.
+
+    Always judged."""
 
     def prop(case):
         args = block_inputs(case)
@@ -111,7 +109,10 @@ def check_transformer_block_values(student):
 
 
 def check_transformer_block_causality(student):
-    """With causal=True, changing the input at position j leaves every output at i < j unchanged."""
+    """With causal=True, changing the input at position j leaves every output at i < j unchanged.
+
+    Not judged when the result is not a tensor shaped like x, or when no output ever changes as an earlier
+    position's input changes (a block that mixes no positions is trivially causal)."""
     figure: dict = {}
     mixes: list[bool] = []
 
@@ -126,7 +127,10 @@ def check_transformer_block_causality(student):
 
 
 def check_transformer_block_permutation_equivariance(student):
-    """With causal=False, reordering the positions of x reorders the rows of the result the same way."""
+    """With causal=False, reordering the positions of x reorders the rows of the result the same way.
+
+    Not judged when the result is not a tensor shaped like x, or when no output position ever changes as another
+    position's input changes."""
 
     def prop(case):
         args = block_inputs(case)
@@ -140,7 +144,9 @@ def check_transformer_block_permutation_equivariance(student):
 # --- counting --------------------------------------------------------------------------------------------
 
 def check_attention_weights_bytes_values(student):
-    """attention_weights_bytes(N, H, bytes_per_element) is the size in bytes of the H attention matrices of N x N entries."""
+    """attention_weights_bytes(N, H, bytes_per_element) is the size in bytes of the H attention matrices of N x N entries.
+
+    Always judged."""
 
     def prop(case):
         N, H, dtype = case
@@ -153,8 +159,20 @@ def check_attention_weights_bytes_values(student):
                               f"{str(dtype).removeprefix('torch.')} (torch.empty({H}, {N}, {N}, dtype={dtype})) take "
                               f"{want} bytes", hint="Each head has its own N x N matrix of weights.")
 
-    cases = st.tuples(st.integers(1, 4096), st.integers(1, 16), st.sampled_from([torch.float16, torch.float32, torch.float64]))
-    for_all(cases, prop, max_examples=8, examples=((1024, 8, torch.float16), (3, 1, torch.float32)))
+    for_all(_bytes_cases(), prop, max_examples=8, examples=((1024, 8, torch.float16), (3, 1, torch.float32)))
+
+
+def _bytes_cases():
+    return st.tuples(st.integers(1, 4096), st.integers(1, 16), st.sampled_from([torch.float16, torch.float32, torch.float64]))
+
+
+def _bytes_args(case) -> list:
+    N, H, dtype = case
+    return [N, H, torch.empty((), dtype=dtype).element_size()]
+
+
+PROBE_ATTENTION_WEIGHTS_BYTES = Probe("attention_weights_bytes", _bytes_cases(), _bytes_args, ref.attention_weights_bytes,
+                                      {0: "N", 1: "H", 2: "bytes_per_element"})
 
 
 @functools.lru_cache(maxsize=None)
@@ -164,7 +182,9 @@ def _torch_block_count(D: int, bias: bool) -> int:
 
 
 def check_block_param_count_matches_torch(student):
-    """block_param_count(D, bias) equals the parameters of torch.nn.TransformerEncoderLayer(D, nhead, 4 * D, bias=bias)."""
+    """block_param_count(D, bias) equals the parameters of torch.nn.TransformerEncoderLayer(D, nhead, 4 * D, bias=bias).
+
+    Always judged."""
 
     def prop(case):
         D, bias = case
@@ -178,6 +198,13 @@ def check_block_param_count_matches_torch(student):
                               hint="Count the attention projections (Q, K, V, out), the two MLP layers and the two "
                                    "LayerNorms, each with its biases when bias=True.")
 
-    for_all(st.tuples(st.integers(1, 64), st.sampled_from([None, True, False])), prop, max_examples=8,
-            examples=((8, None), (8, False)))
+    for_all(_count_cases(), prop, max_examples=8, examples=((8, None), (8, False)))
+
+
+def _count_cases():
+    return st.tuples(st.integers(1, 64), st.sampled_from([None, True, False]))
+
+
+PROBE_BLOCK_PARAM_COUNT = Probe("block_param_count", _count_cases(),
+                                lambda case: [case[0]] if case[1] is None else list(case), ref.block_param_count, {0: "D"})
 

@@ -10,7 +10,8 @@ from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian, st
 from .attention import whole_number
 from .base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
-from .properties import assert_gradients_match_own_function, degeneracy, ignored_input
+from .gate import Probe
+from .properties import assert_gradients_match_own_function
 
 SMALL = {"T": 6, "K": 2, "dilation": 2, "seed": 0}
 RTOL, ATOL = 1e-6, 1e-9
@@ -39,14 +40,13 @@ def _conv(student, args, context) -> torch.Tensor:
     return got.detach()
 
 
-def probe_causal_conv1d(student) -> str | None:
-    """causal_conv1d does some work: its result depends on x and w and is not x."""
-    cases = [conv_inputs({**SMALL, "seed": s}) for s in (1, 2)]
-    return degeneracy(student, "causal_conv1d", cases) or ignored_input(student, "causal_conv1d", cases[0], {0: "x", 1: "w"})
+PROBE_CAUSAL_CONV1D = Probe("causal_conv1d", conv_sizes(), conv_inputs, rnn_lm.causal_conv1d, {0: "x", 1: "w"})
 
 
 def check_causal_conv1d_shape(student):
-    """causal_conv1d returns a tensor of shape (T,) in x's dtype."""
+    """causal_conv1d returns a tensor of shape (T,) in x's dtype.
+
+    Always judged."""
 
     def prop(dims):
         args = conv_inputs(dims)
@@ -81,7 +81,9 @@ def _mistakes(x, w, d):
 
 
 def check_causal_conv1d_values(student):
-    """causal_conv1d gives y(t) = sum_k w(k) x(t - k * dilation), with zeros before the start."""
+    """causal_conv1d gives y(t) = sum_k w(k) x(t - k * dilation), with zeros before the start.
+
+    Always judged."""
 
     def prop(dims):
         args = conv_inputs(dims)
@@ -94,7 +96,10 @@ def check_causal_conv1d_values(student):
 
 
 def check_causal_conv1d_causality(student):
-    """Changing the input at position j leaves every output at an earlier position i < j unchanged."""
+    """Changing the input at position j leaves every output at an earlier position i < j unchanged.
+
+    Not judged when the result is not a (T,) tensor in x's dtype, or when no output ever changes as an earlier
+    input changes (w[0] * x is trivially causal)."""
     mixes: list[bool] = []
 
     def prop(dims):
@@ -122,7 +127,9 @@ def check_causal_conv1d_causality(student):
 
 
 def check_causal_conv1d_gradients(student):
-    """Gradients of causal_conv1d with respect to x and w agree with how its output changes."""
+    """Gradients of causal_conv1d with respect to x and w agree with how its output changes.
+
+    Not judged when the result is not a (T,) tensor (the shape check charges that)."""
 
     def prop(dims):
         args = conv_inputs(dims)
@@ -135,7 +142,9 @@ def check_causal_conv1d_gradients(student):
 # --- receptive_field -----------------------------------------------------------------------------------
 
 def check_receptive_field_values(student):
-    """receptive_field(kernel_size, dilations) is the span of inputs one output of the stack sees: 1 + sum (K - 1) d."""
+    """receptive_field(kernel_size, dilations) is the span of inputs one output of the stack sees: 1 + sum (K - 1) d.
+
+    Always judged."""
 
     def prop(case):
         K, dilations = case
@@ -149,5 +158,12 @@ def check_receptive_field_values(student):
                     if got == 1 + sum(K * d for d in dilations) or got == sum(K * d for d in dilations) else None)
             raise CheckFailed(f"{context} returned {got}; the stack sees {want} consecutive inputs", hint=hint)
 
-    cases = st.tuples(st.integers(1, 5), st.lists(st.sampled_from([1, 2, 4, 8]), min_size=1, max_size=4))
-    for_all(cases, prop, max_examples=10, examples=((2, [1, 2, 4]), (3, [1])))
+    for_all(_field_cases(), prop, max_examples=10, examples=((2, [1, 2, 4]), (3, [1])))
+
+
+def _field_cases():
+    return st.tuples(st.integers(1, 5), st.lists(st.sampled_from([1, 2, 4, 8]), min_size=1, max_size=4))
+
+
+PROBE_RECEPTIVE_FIELD = Probe("receptive_field", _field_cases(), list, rnn_lm.receptive_field,
+                              {0: "kernel_size", 1: "dilations"})

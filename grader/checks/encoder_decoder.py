@@ -9,7 +9,7 @@ from reference import rnn_lm
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call
-from .properties import degeneracy, ignored_input
+from .gate import Probe
 
 SMALL = {"T_dec": 2, "T_enc": 3, "d": 2, "seed": 0}
 RTOL, ATOL = 1e-6, 1e-9
@@ -39,15 +39,14 @@ def _context(student, args, context) -> torch.Tensor:
     return got.detach()
 
 
-def probe_encoder_decoder_context(student) -> str | None:
-    """encoder_decoder_context does some work: its result depends on S and H and is neither of them."""
-    cases = [states({**SMALL, "seed": s}) for s in (1, 2)]
-    return degeneracy(student, "encoder_decoder_context", cases) or ignored_input(
-        student, "encoder_decoder_context", cases[0], {0: "S", 1: "H"})
+PROBE_ENCODER_DECODER_CONTEXT = Probe("encoder_decoder_context", attention_sizes(), states,
+                                      rnn_lm.encoder_decoder_context, {0: "S", 1: "H"})
 
 
 def check_encoder_decoder_context_shape(student):
-    """encoder_decoder_context returns a tensor of shape (T_dec, d) in the inputs' dtype."""
+    """encoder_decoder_context returns a tensor of shape (T_dec, d) in the inputs' dtype.
+
+    Always judged."""
 
     def prop(dims):
         args = states(dims)
@@ -70,7 +69,9 @@ def _mistakes(S, H):
 
 
 def check_encoder_decoder_context_values(student):
-    """encoder_decoder_context(S, H) equals softmax(S H^T) H, the softmax over the encoder positions."""
+    """encoder_decoder_context(S, H) equals softmax(S H^T) H, the softmax over the encoder positions.
+
+    Always judged."""
 
     def prop(dims):
         args = states(dims)
@@ -83,7 +84,9 @@ def check_encoder_decoder_context_values(student):
 
 
 def check_encoder_decoder_context_weights_sum_to_one(student):
-    """When every encoder state is the same vector v, every context vector is v (the weights of a row sum to 1)."""
+    """When every encoder state is the same vector v, every context vector is v (the weights of a row sum to 1).
+
+    Not judged when the result is not a (T_dec, d) tensor in the inputs' dtype (the shape check charges that)."""
 
     def prop(dims):
         S, H = states(dims)
@@ -99,7 +102,9 @@ def check_encoder_decoder_context_weights_sum_to_one(student):
 
 
 def check_encoder_decoder_context_encoder_order(student):
-    """Reordering the encoder states leaves the context vectors unchanged."""
+    """Reordering the encoder states leaves the context vectors unchanged.
+
+    Not judged when the result is not a (T_dec, d) tensor in the inputs' dtype (the shape check charges that)."""
 
     def prop(dims):
         S, H = args = states(dims)

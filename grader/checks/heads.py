@@ -16,7 +16,7 @@ from ..compare import compare_arrays
 from ..strategies import gaussian, st
 from .base import Lazy, Passed, call, diagnose, expect_value_error, fail_if, for_all, format_call
 from .positions import ATOL, RTOL, assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
-from .properties import degeneracy, ignored_input
+from .gate import Probe
 from .sdpa import allowed_mask
 
 NAME = "multi_head_attention"
@@ -43,11 +43,8 @@ def mha_cases(*, masks=("none", "causal", "random"), min_n: int = 1, min_heads: 
 SMALL = (False, 3, 2, 2, "causal", 0)
 
 
-def probe_multi_head_attention(student) -> str | None:
-    """multi_head_attention does some work: its result depends on X and is not X itself."""
-    cases = [mha_inputs((False, 3, 2, 2, "none", s)) for s in (1, 2)]
-    return degeneracy(student, NAME, cases) or ignored_input(student, NAME, cases[0],
-                                                            {0: "X", 1: "Wq", 2: "Wk", 3: "Wv"})
+PROBE_MULTI_HEAD_ATTENTION = Probe(NAME, mha_cases(), mha_inputs, ref.multi_head_attention,
+                                   {0: "X", 1: "Wq", 2: "Wk", 3: "Wv", 4: "Wo", 6: "mask"}, count=6)
 
 
 def _variant(X, Wq, Wk, Wv, Wo, H, mask=None, *, split="heads_first", scale=None, inverted=False, out=True,
@@ -88,7 +85,9 @@ def _mistakes(args):
 
 
 def check_mha_values(student):
-    """multi_head_attention equals torch.nn.MultiheadAttention(bias=False) with the same weights, heads taking columns in order."""
+    """multi_head_attention equals torch.nn.MultiheadAttention(bias=False) with the same weights, heads taking columns in order.
+
+    Always judged."""
 
     def prop(case):
         args = mha_inputs(case)
@@ -101,7 +100,10 @@ def check_mha_values(student):
 
 
 def check_mha_causality(student):
-    """With a causal mask (True where key j <= query i), changing the input at position j leaves every output at i < j unchanged."""
+    """With a causal mask (True where key j <= query i), changing the input at position j leaves every output at i < j unchanged.
+
+    Not judged when the result is not a tensor shaped like X, or when no output ever changes as an earlier
+    position's input changes (attention that mixes no positions is trivially causal)."""
     figure: dict = {}
     mixes: list[bool] = []
 
@@ -116,7 +118,10 @@ def check_mha_causality(student):
 
 
 def check_mha_permutation_equivariance(student):
-    """Without a mask, reordering the positions of X reorders the rows of the result the same way."""
+    """Without a mask, reordering the positions of X reorders the rows of the result the same way.
+
+    Not judged when the result is not a tensor shaped like X, or when no output position ever changes as another
+    position's input changes (nothing is mixed, so nothing can be reordered)."""
 
     def prop(case):
         args = mha_inputs(case)
@@ -127,7 +132,9 @@ def check_mha_permutation_equivariance(student):
 
 
 def check_mha_rejects_indivisible_heads(student):
-    """multi_head_attention raises ValueError when n_heads does not divide the width D."""
+    """multi_head_attention raises ValueError when n_heads does not divide the width D.
+
+    Always judged (it pays only for a function that does real work on valid inputs)."""
     for D, H in ((6, 4), (5, 2)):
         X, W = gaussian(3, 3, D), gaussian(4, D, D)
         expect_value_error(student, NAME, (X, W, W, W, W, H), f"since {H} heads cannot split D = {D} evenly")

@@ -9,7 +9,7 @@ from ..compare import describe
 from .answers import check_letter
 from .attention import whole_number
 from .base import CheckFailed, Lazy, call, expect_value_error, for_all, format_call
-from .properties import degeneracy
+from .gate import Probe
 
 
 def io_sizes():
@@ -18,13 +18,13 @@ def io_sizes():
         lambda c: c[2] >= 4 * c[1])
 
 
-def probe_attention_io(student) -> str | None:
-    """attention_io does some work: its counts depend on N, d and M."""
-    return degeneracy(student, "attention_io", [(64, 8, 1024), (128, 16, 4096)])
+PROBE_ATTENTION_IO = Probe("attention_io", io_sizes(), list, ref.attention_io, {0: "N", 1: "d", 2: "M"})
 
 
 def check_attention_io_counts(student):
-    """attention_io(N, d, M) returns the notebook's counts of HBM reads and writes: (4Nd + 4N^2, 2Nd + 3Nd * ceil(N / (M // 4d)))."""
+    """attention_io(N, d, M) returns the notebook's counts of HBM reads and writes: (4Nd + 4N^2, 2Nd + 3Nd * ceil(N / (M // 4d))).
+
+    Always judged."""
 
     def prop(case):
         context = Lazy(lambda: format_call("attention_io", case))
@@ -46,7 +46,9 @@ def check_attention_io_counts(student):
 
 
 def check_attention_io_rejects_small_memory(student):
-    """attention_io raises ValueError when M < 4d, where not even one row of a block fits."""
+    """attention_io raises ValueError when M < 4d, where not even one row of a block fits.
+
+    Always judged (it pays only for a function that does real work on valid sizes)."""
 
     def prop(case):
         N, d = case
@@ -56,6 +58,8 @@ def check_attention_io_rejects_small_memory(student):
 
 
 def check_answer_tiling_does_not_help(student):
-    """TILING_DOES_NOT_HELP names the situation in which tiling does not reduce HBM traffic."""
+    """TILING_DOES_NOT_HELP names the situation in which tiling does not reduce HBM traffic.
+
+    Always judged."""
     check_letter(student, "TILING_DOES_NOT_HELP", "ABCD", ref.TILING_DOES_NOT_HELP,
                  "Compare the two counts from attention_io: for which sizes is N^2 d^2 / M no smaller than N^2?")

@@ -15,7 +15,8 @@ from reference import rnn_lm
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
-from .properties import assert_gradients_match_own_function, degeneracy, ignored_input
+from .gate import Probe
+from .properties import assert_gradients_match_own_function
 
 SMALL = {"T": 4, "V": 3, "D": 2, "H": 3, "seed": 0}
 RTOL, ATOL = 1e-6, 1e-9
@@ -48,15 +49,19 @@ def _tensor(value, shape, context, name="the result") -> torch.Tensor:
 
 # --- rnn_lm_states -------------------------------------------------------------------------------------
 
-def probe_rnn_lm_states(student) -> str | None:
-    """rnn_lm_states does some work: the states depend on the tokens and weights."""
-    cases = [lm_inputs({**SMALL, "seed": s})[:5] for s in (1, 2)]
-    return degeneracy(student, "rnn_lm_states", cases) or ignored_input(
-        student, "rnn_lm_states", cases[0], {1: "E", 2: "W_xh"})
+def _next_tokens(tokens, args):
+    """Every token replaced by the next word of the vocabulary (E has one row per word)."""
+    return (tokens + 1) % args[1].shape[0]
+
+
+PROBE_RNN_LM_STATES = Probe("rnn_lm_states", lm_dims(), lambda dims: lm_inputs(dims)[:5], rnn_lm.rnn_lm_states,
+                            {0: "tokens", 1: "E", 2: "W_xh", 3: "W_hh", 4: "b_h"}, move={0: _next_tokens})
 
 
 def check_rnn_lm_states_shape(student):
-    """rnn_lm_states returns a float64 tensor of shape (T, H): one state per token."""
+    """rnn_lm_states returns a float64 tensor of shape (T, H): one state per token.
+
+    Always judged."""
 
     def prop(dims):
         args = lm_inputs(dims)[:5]
@@ -90,7 +95,9 @@ def _state_mistakes(tokens, E, W_xh, W_hh, b_h):
 
 
 def check_rnn_lm_states_values(student):
-    """rnn_lm_states gives h_t = tanh(e_t W_xh + h_{t-1} W_hh + b_h), e_t the row of E for token t, with h_{-1} = 0."""
+    """rnn_lm_states gives h_t = tanh(e_t W_xh + h_{t-1} W_hh + b_h), e_t the row of E for token t, with h_{-1} = 0.
+
+    Always judged."""
 
     def prop(dims):
         args = lm_inputs(dims)[:5]
@@ -103,7 +110,10 @@ def check_rnn_lm_states_values(student):
 
 
 def check_rnn_lm_states_causality(student):
-    """Changing the token at position j leaves every state at an earlier position i < j unchanged."""
+    """Changing the token at position j leaves every state at an earlier position i < j unchanged.
+
+    Not judged when the states are not a (T, H) tensor, or when no state ever changes as an earlier token
+    changes (states that remember nothing are trivially causal)."""
     mixes: list[bool] = []
 
     def prop(dims):
@@ -133,7 +143,9 @@ def check_rnn_lm_states_causality(student):
 
 
 def check_rnn_lm_states_gradients(student):
-    """Gradients of rnn_lm_states with respect to E, W_xh, W_hh and b_h agree with how its output changes."""
+    """Gradients of rnn_lm_states with respect to E, W_xh, W_hh and b_h agree with how its output changes.
+
+    Not judged when the states are not a (T, H) tensor (the shape check charges that)."""
 
     def prop(dims):
         args = lm_inputs(dims)[:5]
@@ -146,13 +158,15 @@ def check_rnn_lm_states_gradients(student):
 
 # --- rnn_lm_loss ---------------------------------------------------------------------------------------
 
-def probe_rnn_lm_loss(student) -> str | None:
-    """rnn_lm_loss does some work: the loss depends on the tokens and weights and is not zero."""
-    return degeneracy(student, "rnn_lm_loss", [lm_inputs({**SMALL, "seed": s}) for s in (1, 2)])
+PROBE_RNN_LM_LOSS = Probe("rnn_lm_loss", lm_dims(min_len=2), lm_inputs, rnn_lm.rnn_lm_loss,
+                          {0: "tokens", 1: "E", 2: "W_xh", 3: "W_hh", 4: "b_h", 5: "W_hy", 6: "b_y"},
+                          move={0: _next_tokens})
 
 
 def check_rnn_lm_loss_is_scalar(student):
-    """rnn_lm_loss returns a 0-dim float64 tensor."""
+    """rnn_lm_loss returns a 0-dim float64 tensor.
+
+    Always judged."""
 
     def prop(dims):
         args = lm_inputs(dims)
@@ -178,7 +192,9 @@ def _loss_mistakes(tokens, E, W_xh, W_hh, b_h, W_hy, b_y):
 
 
 def check_rnn_lm_loss_matches_torch(student):
-    """rnn_lm_loss equals torch.nn.RNN(nonlinearity='tanh') followed by F.cross_entropy(reduction='sum') of the next token."""
+    """rnn_lm_loss equals torch.nn.RNN(nonlinearity='tanh') followed by F.cross_entropy(reduction='sum') of the next token.
+
+    Always judged."""
 
     def prop(dims):
         args = lm_inputs(dims)
@@ -191,7 +207,9 @@ def check_rnn_lm_loss_matches_torch(student):
 
 
 def check_rnn_lm_loss_gradients(student):
-    """Gradients of rnn_lm_loss with respect to every weight agree with how the loss changes."""
+    """Gradients of rnn_lm_loss with respect to every weight agree with how the loss changes.
+
+    Not judged when the loss is not a 0-dim tensor (the scalar check charges that)."""
 
     def prop(dims):
         args = lm_inputs(dims)

@@ -1,7 +1,7 @@
 """Checks for lstm_cell: values against torch.nn.LSTMCell, the cell's memory, batch order, gradients.
 
 ``lstm_cell(x, h, c, W, b)`` returns two tensors, so the gate that keeps trivial code from the
-properties (``degeneracy(..., per_output=True)``) and the gradient property look at each output on its own.
+properties (its probe's ``per_output=True``) and the gradient property look at each output on its own.
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from reference import rnn_lm
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
-from .properties import degeneracy, ignored_input
+from .gate import Probe
+from .properties import fd_settings
 
 SMALL = {"B": 2, "D": 3, "H": 2, "seed": 0}
 RTOL, ATOL = 1e-6, 1e-9
@@ -32,11 +33,8 @@ def lstm_inputs(dims: dict) -> list[torch.Tensor]:
             gaussian(seed + 3, 4 * H, H + D) / 2, gaussian(seed + 4, 4 * H)]
 
 
-def probe_lstm_cell(student) -> str | None:
-    """lstm_cell does some work: h_next and c_next depend on the inputs and are not the inputs."""
-    cases = [lstm_inputs({**SMALL, "seed": s}) for s in (1, 2)]
-    return degeneracy(student, "lstm_cell", cases, per_output=True) or ignored_input(
-        student, "lstm_cell", cases[0], {0: "x", 1: "h", 2: "c", 3: "W"})
+PROBE_LSTM_CELL = Probe("lstm_cell", lstm_dims(), lstm_inputs, rnn_lm.lstm_cell,
+                        {0: "x", 1: "h", 2: "c", 3: "W", 4: "b"}, per_output=True)
 
 
 def _pair(value, B: int, H: int, context, dtype=torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
@@ -55,7 +53,9 @@ def _pair(value, B: int, H: int, context, dtype=torch.float64) -> tuple[torch.Te
 
 
 def check_lstm_cell_shapes(student):
-    """lstm_cell returns a tuple (h_next, c_next) of two tensors of shape (B, H) in the inputs' dtype."""
+    """lstm_cell returns a tuple (h_next, c_next) of two tensors of shape (B, H) in the inputs' dtype.
+
+    Always judged."""
 
     def prop(dims):
         args = lstm_inputs(dims)
@@ -90,7 +90,9 @@ def _mistakes(x, h, c, W, b):
 
 
 def check_lstm_cell_matches_torch(student):
-    """lstm_cell(x, h, c, W, b) equals torch.nn.LSTMCell with W and b mapped to torch's layout."""
+    """lstm_cell(x, h, c, W, b) equals torch.nn.LSTMCell with W and b mapped to torch's layout.
+
+    Always judged."""
 
     def prop(dims):
         args = lstm_inputs(dims)
@@ -104,7 +106,9 @@ def check_lstm_cell_matches_torch(student):
 
 
 def check_lstm_cell_keeps_memory(student):
-    """With a forget gate of exactly 1 and an input gate of exactly 0, c_next equals c."""
+    """With a forget gate of exactly 1 and an input gate of exactly 0, c_next equals c.
+
+    Not judged when the result is not a pair (h_next, c_next) of (B, H) tensors (the shapes check charges that)."""
 
     def prop(dims):
         x, h, c, W, b = lstm_inputs(dims)
@@ -121,7 +125,9 @@ def check_lstm_cell_keeps_memory(student):
 
 
 def check_lstm_cell_batch_permutation_equivariance(student):
-    """Reordering the examples of a batch reorders h_next and c_next the same way."""
+    """Reordering the examples of a batch reorders h_next and c_next the same way.
+
+    Not judged when the result is not a pair (h_next, c_next) of (B, H) tensors (the shapes check charges that)."""
 
     def prop(dims):
         x, h, c, W, b = args = lstm_inputs(dims)
@@ -142,7 +148,9 @@ NAMES = ("x", "h", "c", "W", "b")
 
 
 def check_lstm_cell_gradients(student):
-    """Gradients of lstm_cell with respect to x, h, c, W and b agree with how its own outputs change."""
+    """Gradients of lstm_cell with respect to x, h, c, W and b agree with how its own outputs change.
+
+    Not judged when the result is not a pair (h_next, c_next) of (B, H) tensors (the shapes check charges that)."""
 
     def prop(dims):
         args = lstm_inputs(dims)
@@ -167,7 +175,7 @@ def check_lstm_cell_gradients(student):
             h2, c2 = _pair(call(student, "lstm_cell", *moved).value, B, H, context)
             return float((h2 * cots[0]).sum() + (c2 * cots[1]).sum())
 
-        eps = 1e-6
+        eps, rtol = fd_settings(torch.float64)
         directions = [gaussian(seed + 31 + k, *a.shape) for k, a in enumerate(args)]
         predicted = [float((g.to(torch.float64) * d).sum()) for g, d in zip(reply.grads, directions)]
 
@@ -177,11 +185,11 @@ def check_lstm_cell_gradients(student):
                 plus[k], minus[k] = args[k] + eps * directions[k], args[k] - eps * directions[k]
             return (objective(plus) - objective(minus)) / (2 * eps)
 
-        if abs(rate(range(5)) - sum(predicted)) <= 1e-5 * (1 + sum(abs(p) for p in predicted)):
+        if abs(rate(range(5)) - sum(predicted)) <= rtol * (1 + sum(abs(p) for p in predicted)):
             return
         for k, name in enumerate(NAMES):  # which argument's gradient is off
             numeric = rate([k])
-            if abs(numeric - predicted[k]) > 1e-5 * (1 + abs(predicted[k])):
+            if abs(numeric - predicted[k]) > rtol * (1 + abs(predicted[k])):
                 raise CheckFailed(f"{context}: the gradient autograd found with respect to {name} does not match how "
                                   f"your function's own outputs change: moving {name} along a random direction changes "
                                   f"sum(h_next * a) + sum(c_next * b) at rate {numeric:.6g} (finite differences), but "

@@ -16,8 +16,8 @@ from reference import rnn_lm
 
 from ..strategies import st
 from ..compare import describe
-from .base import CheckFailed, Lazy, NotJudged, Skip, StudentErrorAt, call, fail_if, for_all
-from .properties import Degenerate
+from .base import CheckFailed, Lazy, NotJudged, Skip, call, fail_if, for_all
+from .gate import Probe
 
 VOCAB = ("cows", "eat", "corn", "grass")
 SHORT = ["cows", "eat", "corn", "cows", "eat", "grass"]
@@ -71,26 +71,13 @@ def _table(student, tokens, n, context) -> dict[tuple, dict[str, float]]:
     return table
 
 
-def probe_ngram_probs(student) -> str | None:
-    """ngram_probs does some work: its table depends on the corpus and is not empty or the corpus itself."""
-    cases = [(["cows", "eat", "corn", "cows", "eat", "grass"], 2), (["eat", "corn", "eat", "corn", "corn"], 3)]
-    outs = []
-    for tokens, n in cases:
-        try:
-            outs.append(call(student, "ngram_probs", tokens, n).value)
-        except StudentErrorAt as exc:
-            return Degenerate(f"it raised on a valid input: {exc.message}", "error")
-    if all(out == tokens for out, (tokens, _) in zip(outs, cases)):
-        return Degenerate("it returns the corpus it was given")
-    if all(isinstance(out, (dict, list)) and not out for out in outs):
-        return Degenerate("it returns an empty table")
-    if outs[0] == outs[1]:
-        return Degenerate(f"it returns the same value, {describe(outs[0])}, for every corpus")
-    return None
+PROBE_NGRAM_PROBS = Probe("ngram_probs", corpora(), list, rnn_lm.ngram_probs, {0: "tokens"})
 
 
 def check_ngram_probs_structure(student):
-    """ngram_probs returns a dict mapping tuples of n - 1 words to dicts {next word: probability}."""
+    """ngram_probs returns a dict mapping tuples of n - 1 words to dicts {next word: probability}.
+
+    Always judged."""
 
     def prop(case):
         tokens, n = case
@@ -130,7 +117,9 @@ def _ngram_hint(got, tokens, n) -> str | None:
 
 
 def check_ngram_probs_matches_counts(student):
-    """ngram_probs gives P(word | context) = count(context, word) / count(context followed by any word)."""
+    """ngram_probs gives P(word | context) = count(context, word) / count(context followed by any word).
+
+    Always judged."""
 
     def prop(case):
         tokens, n = case
@@ -161,7 +150,10 @@ def _hint(lazy) -> str | None:
 
 
 def check_ngram_probs_sum_to_one(student):
-    """For every context, the probabilities of the next words are positive and sum to 1."""
+    """For every context, the probabilities of the next words are positive and sum to 1.
+
+    Not judged when the table is not a dict of dicts of numbers keyed by word tuples, or is empty for every
+    corpus."""
 
     def prop(case):
         tokens, n = case
@@ -210,28 +202,15 @@ def _call_text(sentence, train) -> str:
     return f"sequence_log_prob({_describe_tokens(sentence)}, ngram_probs({_describe_tokens(train)}, 2))"
 
 
-def probe_sequence_log_prob(student) -> str | None:
-    """sequence_log_prob does some work: different sentences get different, nonzero log-probabilities."""
-    train = ["cows", "eat", "corn", "cows", "eat", "grass", "eat", "corn"]
-    table = rnn_lm.ngram_probs(train, 2)
-    outs = []
-    for sentence in (["cows", "eat", "grass"], ["eat", "corn", "cows", "eat", "corn"]):
-        try:
-            outs.append(call(student, "sequence_log_prob", sentence, table).value)
-        except StudentErrorAt as exc:
-            return Degenerate(f"it raised on a valid input: {exc.message}", "error")
-    values = [_real(o) for o in outs]
-    if any(v is None for v in values):
-        return None
-    if all(v == 0 for v in values):
-        return Degenerate("it returns only zeros")
-    if values[0] == values[1]:
-        return Degenerate(f"it returns the same value, {values[0]!r}, for every sentence")
-    return None
+PROBE_SEQUENCE_LOG_PROB = Probe("sequence_log_prob", bigram_cases(),
+                                lambda case: [list(case[1]), rnn_lm.ngram_probs(case[0], 2)], rnn_lm.sequence_log_prob,
+                                {0: "tokens", 1: "probs"})
 
 
 def check_sequence_log_prob_values(student):
-    """sequence_log_prob sums ln P(token t | token t - 1) over t >= 1 (the first token is not scored)."""
+    """sequence_log_prob sums ln P(token t | token t - 1) over t >= 1 (the first token is not scored).
+
+    Always judged."""
 
     def prop(case):
         train, sentence = case
@@ -254,7 +233,10 @@ def check_sequence_log_prob_values(student):
 
 
 def check_sequence_log_prob_unseen_is_minus_inf(student):
-    """sequence_log_prob returns -inf for a sentence with a bigram, or a context, the table has never seen."""
+    """sequence_log_prob returns -inf for a sentence with a bigram, or a context, the table has never seen.
+
+    Not judged when a sentence whose every bigram was seen does not get a finite log-probability (-inf pays only
+    where it is the answer)."""
     train = ["cows", "eat", "corn", "cows", "eat", "grass"]
     seen = _score(student, ["cows", "eat", "corn"], train, Lazy(lambda: _call_text(["cows", "eat", "corn"], train)))
     if not math.isfinite(seen):

@@ -13,7 +13,8 @@ from ..compare import compare_arrays
 from ..strategies import gaussian, st
 from .base import Lazy, call, diagnose, fail_if, for_all, format_call
 from .positions import ATOL, RTOL
-from .properties import assert_gradients_match_own_function, degeneracy
+from .gate import Probe
+from .properties import assert_gradients_match_own_function
 
 LEADS = ((), (3,), (2, 3), (2, 1, 3))
 EPS = (1e-5, 0.1, 0.5)
@@ -37,9 +38,7 @@ def layer_norm_inputs(case) -> list:
     return [gaussian(seed, *lead, D) * 2 + 0.5, 1 + gaussian(seed + 1, D) / 2, gaussian(seed + 2, D) / 2, eps]
 
 
-def probe_layer_norm(student) -> str | None:
-    """layer_norm does some work: its result depends on x and is not x itself."""
-    return degeneracy(student, "layer_norm", [layer_norm_inputs(((2,), 3, 1e-5, s)) for s in (1, 2)])
+PROBE_LAYER_NORM = Probe("layer_norm", norm_cases(), layer_norm_inputs, ref.layer_norm, {0: "x", 1: "gamma", 2: "beta"})
 
 
 def _layer_norm_mistakes(x, gamma, beta, eps):
@@ -57,7 +56,9 @@ def _layer_norm_mistakes(x, gamma, beta, eps):
 
 
 def check_layer_norm_values(student):
-    """layer_norm(x, gamma, beta, eps) equals torch.nn.functional.layer_norm over the last axis, for any leading shape."""
+    """layer_norm(x, gamma, beta, eps) equals torch.nn.functional.layer_norm over the last axis, for any leading shape.
+
+    Always judged."""
 
     def prop(case):
         args = layer_norm_inputs(case)
@@ -67,7 +68,9 @@ def check_layer_norm_values(student):
 
 
 def check_layer_norm_gradients(student):
-    """Gradients of layer_norm with respect to x, gamma and beta agree with how its output changes."""
+    """Gradients of layer_norm with respect to x, gamma and beta agree with how its output changes.
+
+    Not judged when the result is not a tensor shaped like x (see the values check)."""
 
     def prop(case):
         args = layer_norm_inputs(case)
@@ -84,9 +87,7 @@ def rms_norm_inputs(case) -> list:
     return [gaussian(seed, *lead, D) * 2 + 0.5, 1 + gaussian(seed + 1, D) / 2, eps]
 
 
-def probe_rms_norm(student) -> str | None:
-    """rms_norm does some work: its result depends on x and is not x itself."""
-    return degeneracy(student, "rms_norm", [rms_norm_inputs(((2,), 3, 1e-5, s)) for s in (1, 2)])
+PROBE_RMS_NORM = Probe("rms_norm", norm_cases(), rms_norm_inputs, ref.rms_norm, {0: "x", 1: "gamma"})
 
 
 def _rms_norm_mistakes(x, gamma, eps):
@@ -100,7 +101,9 @@ def _rms_norm_mistakes(x, gamma, eps):
 
 
 def check_rms_norm_values(student):
-    """rms_norm(x, gamma, eps) = x / sqrt(mean(x^2) + eps) * gamma over the last axis, for any leading shape."""
+    """rms_norm(x, gamma, eps) = x / sqrt(mean(x^2) + eps) * gamma over the last axis, for any leading shape.
+
+    Always judged."""
 
     def prop(case):
         args = rms_norm_inputs(case)
@@ -110,7 +113,9 @@ def check_rms_norm_values(student):
 
 
 def check_rms_norm_gradients(student):
-    """Gradients of rms_norm with respect to x and gamma agree with how its output changes."""
+    """Gradients of rms_norm with respect to x and gamma agree with how its output changes.
+
+    Not judged when the result is not a tensor shaped like x (see the values check)."""
 
     def prop(case):
         args = rms_norm_inputs(case)
@@ -132,9 +137,7 @@ def swiglu_cases():
     return st.tuples(st.sampled_from(LEADS), st.integers(1, 4), st.integers(1, 5), st.integers(0, 2**16))
 
 
-def probe_swiglu(student) -> str | None:
-    """swiglu does some work: its result depends on x and is not x itself."""
-    return degeneracy(student, "swiglu", [swiglu_inputs(((2,), 3, 4, s)) for s in (1, 2)])
+PROBE_SWIGLU = Probe("swiglu", swiglu_cases(), swiglu_inputs, ref.swiglu, {0: "x", 1: "W1", 2: "W2", 3: "W3"})
 
 
 def _swiglu_mistakes(x, W1, W2, W3):
@@ -148,7 +151,9 @@ def _swiglu_mistakes(x, W1, W2, W3):
 
 
 def check_swiglu_values(student):
-    """swiglu(x, W1, W2, W3) = (silu(x W1) * (x W2)) W3, for any leading shape."""
+    """swiglu(x, W1, W2, W3) = (silu(x W1) * (x W2)) W3, for any leading shape.
+
+    Always judged."""
 
     def prop(case):
         args = swiglu_inputs(case)
@@ -158,7 +163,9 @@ def check_swiglu_values(student):
 
 
 def check_swiglu_gradients(student):
-    """Gradients of swiglu with respect to x, W1, W2 and W3 agree with how its output changes."""
+    """Gradients of swiglu with respect to x, W1, W2 and W3 agree with how its output changes.
+
+    Not judged when the result is not a tensor of shape (..., D) (see the values check)."""
 
     def prop(case):
         args = swiglu_inputs(case)

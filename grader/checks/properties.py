@@ -1,131 +1,27 @@
-"""Properties judged on the student's own function, and the gate that keeps trivial code from them.
+"""Properties judged on the student's own function.
 
 A property that does not depend on the formula (gradients agree with how the function's own output
 changes, one example gives what the batch gives, the result does not depend on other sequences...) is
 judged on the student's function alone, from calls the grader makes, so a wrong formula costs the
-values check and nothing else. Such properties pay only for an answer that does some work: a function
-that returns a constant, only zeros, one of its inputs, or that raises on every valid input is
-*degenerate* (see :func:`degeneracy`), and earns none of them.
+values check and nothing else. Such properties pay only for an answer that does real work (the gate,
+:mod:`grader.checks.gate`).
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Sequence
 
-import numpy as np
 import torch
 
 from ..calls import StudentCode
-from ..codec import Unsupported
-from ..compare import compare_arrays, describe, kind_of, shape_of
+from ..compare import PRECISION, compare_arrays, describe, kind_of
 from ..strategies import gaussian
-from .base import CheckFailed, Lazy, NotJudged, StudentErrorAt, call, fail_if, format_call
+from .base import CheckFailed, Lazy, NotJudged, call, fail_if, format_call
 
 
-def _numbers(value) -> np.ndarray | None:
-    """All the numbers in a returned value, flattened; None when it holds anything else."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().to(torch.float64).numpy().ravel() if not value.is_complex() else None
-    if isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "biuf":
-        return np.asarray(value, dtype=np.float64).ravel()
-    if isinstance(value, (bool, int, float)):
-        try:
-            return np.array([float(value)])
-        except OverflowError:  # an int beyond float's range is a number, just not a float
-            return np.array([np.inf])
-    if isinstance(value, (list, tuple)) and not isinstance(value, Unsupported):
-        parts = [_numbers(v) for v in value]
-        return None if any(p is None for p in parts) or not parts else np.concatenate(parts)
-    return None
-
-
-def _same(a, b) -> bool:
-    x, y = _numbers(a), _numbers(b)
-    return x is not None and y is not None and x.shape == y.shape and shape_of(a) == shape_of(b) \
-        and bool(np.all((x == y) | (np.isnan(x) & np.isnan(y))))
-
-
-class Degenerate(str):
-    """Why a function does no real work; ``status`` is the status its gated checks get ("error" when it raised)."""
-
-    def __new__(cls, text: str, status: str = "failed"):
-        self = super().__new__(cls, text)
-        self.status = status
-        return self
-
-
-def _echoes(out, args) -> bool:
-    """``out`` is one of ``args``, or a tuple made only of them."""
-    if any(_same(out, a) for a in args):
-        return True
-    return isinstance(out, (tuple, list)) and len(out) > 0 and all(any(_same(o, a) for a in args) for o in out)
-
-
-def _why_degenerate(outs: list, cases: Sequence[tuple], subject: str) -> str | None:
-    """Why the results ``outs`` of ``cases`` show no real work (only zeros, one value for every input, an
-    input echoed), named after ``subject`` ("it returns", "its output 1 is"); None when they show some."""
-    if all(not np.any(_numbers(out)) for out in outs):
-        return Degenerate(f"{subject} only zeros")
-    if all(_same(out, outs[0]) for out in outs[1:]):
-        return Degenerate(f"{subject} the same value, {describe(outs[0])}, for every input")
-    if all(_echoes(out, args) for out, args in zip(outs, cases)):
-        return Degenerate(f"{subject} one of its inputs unchanged")
-    return None
-
-
-def degeneracy(student: StudentCode, name: str, cases: Sequence[tuple], *, per_output: bool = False) -> str | None:
-    """Why ``name`` does no real work on ``cases`` (valid inputs whose correct answers differ, are not
-    all zero and are none of the inputs), or None when it does some. With ``per_output``, a function
-    returning a tuple must do real work in each of its outputs."""
-    outs = []
-    for args in cases:
-        try:
-            outs.append(call(student, name, *args).value)
-        except StudentErrorAt as exc:
-            return Degenerate(f"it raised on a valid input: {exc.message}", "error")
-    if any(_numbers(v) is None for v in outs):
-        return None  # not plain numbers: the checks themselves say what is wrong with the type
-    if per_output and all(isinstance(o, (tuple, list)) and len(o) == len(outs[0]) for o in outs):
-        for k in range(len(outs[0])):
-            why = _why_degenerate([o[k] for o in outs], cases, f"its output {k} is")
-            if why:
-                return why
-        return None
-    return _why_degenerate(outs, cases, "it returns")
-
-
-def ignored_input(student: StudentCode, name: str, args: Sequence, which: Mapping, part: int | None = None) -> str | None:
-    """Why ``name`` does no real work on ``args``: an input it ignores. ``which`` maps an argument's index
-    (or ``(index, key)`` for an entry of a dict argument) to its name; each is moved in turn (floating-point
-    tensors only) and the result (its output ``part``, for a function returning a tuple) must change.
-    None when the function responds to every one of them."""
-    def result(values):
-        out = call(student, name, *values).value
-        if part is not None and isinstance(out, (tuple, list)) and len(out) > part:
-            return out[part]
-        return out
-
-    try:
-        base = result(args)
-    except StudentErrorAt as exc:
-        return Degenerate(f"it raised on a valid input: {exc.message}", "error")
-    for position, label in which.items():
-        index, key = position if isinstance(position, tuple) else (position, None)
-        moved = list(args)
-        target = moved[index][key] if key is not None else moved[index]
-        if not (isinstance(target, torch.Tensor) and target.is_floating_point()):
-            continue
-        nudged = target + (0.5 + gaussian(91 + index, *target.shape).abs()).to(target.dtype)
-        if key is not None:
-            moved[index] = {**moved[index], key: nudged}
-        else:
-            moved[index] = nudged
-        try:
-            out = result(moved)
-        except StudentErrorAt:
-            return None  # raising on some valid input is the values checks' business
-        if _numbers(out) is not None and _same(out, base):
-            return Degenerate(f"its result does not change when {label} changes, so it ignores {label}")
-    return None
+def fd_settings(dtype: torch.dtype) -> tuple[float, float]:
+    """Step and relative tolerance of a finite-difference check of a result of ``dtype``, or of the coarser
+    dtype it was computed in when that cast has been charged already (grader.compare.PRECISION)."""
+    return (1e-6, 1e-5) if dtype == torch.float64 and PRECISION.get() in (None, torch.float64) else (1e-2, 5e-2)
 
 
 def _directional(student, name, args, wrt, directions, cot, eps) -> float:
@@ -156,8 +52,7 @@ def assert_gradients_match_own_function(student: StudentCode, name: str, args: l
     if reply.grads is None:
         raise CheckFailed(f"{context}: the result is not differentiable (it does not require grad); build it from "
                           f"torch operations on the inputs", kind="not_differentiable")
-    eps = 1e-6 if value.dtype == torch.float64 else 1e-2
-    rtol = 1e-5 if value.dtype == torch.float64 else 5e-2
+    eps, rtol = fd_settings(value.dtype)
     for i, (index, grad) in enumerate(zip(wrt, reply.grads)):
         if kind_of(grad) != "tensor" or tuple(grad.shape) != tuple(args[index].shape):
             raise CheckFailed(f"{context}: the gradient with respect to {arg_names[i]} is {describe(grad)}",

@@ -16,7 +16,8 @@ from ..compare import as_numpy, compare_arrays, describe, kind_of
 from ..standins import STAND_INS, StandIn, other_unit
 from ..strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs, st
 from .base import CheckFailed, Lazy, Passed, Skip, call, diagnose, fail_if, for_all, format_call
-from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch, degeneracy
+from .gate import Probe
+from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch
 
 SMALL = Dims(B=2, T=3, d_in=2, d_h=3, seed=0)
 RTOL, ATOL = 1e-6, 1e-9
@@ -32,9 +33,8 @@ def _expect_tensor(value, shape, context: str, name: str = "the result") -> torc
 
 # --- recurrent_unit ------------------------------------------------------------------------------------
 
-def probe_recurrent_unit(student) -> str | None:
-    """recurrent_unit does some work: its result depends on its inputs and is not one of them."""
-    return degeneracy(student, "recurrent_unit", [tuple(rnn_step_inputs(Dims(2, 1, 2, 3, seed))) for seed in (1, 2)])
+PROBE_RECURRENT_UNIT = Probe("recurrent_unit", strategies.rnn_dims(), rnn_step_inputs, reference.recurrent_unit,
+                             {0: "x", 1: "h_prev", 2: "Wrec", 3: "Win"})
 
 
 def _unit_mistakes(args):
@@ -49,7 +49,9 @@ def _unit_mistakes(args):
 
 
 def check_recurrent_unit_values(student):
-    """recurrent_unit computes relu(h_prev @ Wrec.T + x @ Win.T) for a batch of inputs."""
+    """recurrent_unit computes relu(h_prev @ Wrec.T + x @ Win.T) for a batch of inputs.
+
+    Always judged."""
 
     def prop(case):
         dims, zero_state = case
@@ -66,7 +68,9 @@ def check_recurrent_unit_values(student):
 
 
 def check_recurrent_unit_single_example(student):
-    """recurrent_unit on one example (x of shape (d_in,), h_prev of shape (d_h,)) gives that example's row of the batch."""
+    """recurrent_unit on one example (x of shape (d_in,), h_prev of shape (d_h,)) gives that example's row of the batch.
+
+    Not judged when the batched result is not a tensor with one row per example (see the values check)."""
 
     def prop(dims):
         x, h, Wrec, Win = args = rnn_step_inputs(dims)
@@ -77,7 +81,9 @@ def check_recurrent_unit_single_example(student):
 
 
 def check_recurrent_unit_gradients(student):
-    """Gradients of recurrent_unit with respect to x, h_prev, Wrec and Win agree with how its output changes."""
+    """Gradients of recurrent_unit with respect to x, h_prev, Wrec and Win agree with how its output changes.
+
+    Not judged when the result is not a (B, d_h) tensor (see the values check)."""
 
     def prop(dims):
         args = rnn_step_inputs(dims)
@@ -89,9 +95,8 @@ def check_recurrent_unit_gradients(student):
 
 # --- ar_as_recurrent -----------------------------------------------------------------------------------
 
-def probe_ar_as_recurrent(student) -> str | None:
-    """ar_as_recurrent does some work: the unit it returns depends on the AR weights."""
-    return degeneracy(student, "ar_as_recurrent", [(np.array([0.5, 2.0]),), (np.array([1.0, -1.0, 0.25]),)])
+PROBE_AR_AS_RECURRENT = Probe("ar_as_recurrent", strategies.ar_coefficients(), lambda w: [w], reference.ar_as_recurrent,
+                              {0: "w"})
 
 
 def _unpack_linear_rnn(value, context):
@@ -111,7 +116,9 @@ def _unpack_linear_rnn(value, context):
 
 
 def check_ar_as_recurrent_shapes(student):
-    """ar_as_recurrent returns (Wrec, win, wout) with Wrec square and win, wout one number per hidden unit."""
+    """ar_as_recurrent returns (Wrec, win, wout) with Wrec square and win, wout one number per hidden unit.
+
+    Always judged."""
 
     def prop(w):
         _unpack_linear_rnn(call(student, "ar_as_recurrent", w).value, format_call("ar_as_recurrent", (w,)))
@@ -120,7 +127,9 @@ def check_ar_as_recurrent_shapes(student):
 
 
 def check_ar_as_recurrent_reproduces_ar_model(student):
-    """The linear unit h(t) = Wrec h(t-1) + win x(t), y(t) = wout . h(t) reproduces y(t) = w[0] x(t-s+1) + ... + w[s-1] x(t), w oldest first as ar_fit gives it."""
+    """The linear unit h(t) = Wrec h(t-1) + win x(t), y(t) = wout . h(t) reproduces y(t) = w[0] x(t-s+1) + ... + w[s-1] x(t), w oldest first as ar_fit gives it.
+
+    Always judged."""
 
     def prop(case):
         w, x = case
@@ -162,15 +171,15 @@ NOT_COMPOSED = ("forward's result did not follow the recurrent_unit it was given
                 "formula written out inside forward")
 
 
-def probe_forward(student) -> str | None:
-    """forward does some work: its output depends on the sequences."""
-    weights = rnn_sequence_inputs(Dims(B=2, T=2, d_in=2, d_h=3, seed=7))[1:]
-    cases = [(gaussian(seed, 2, 2, 2), *weights) for seed in (1, 2)]  # two batches, the same weights
-    return degeneracy(student, "forward", cases)
+PROBE_FORWARD = Probe("forward", strategies.rnn_dims(), rnn_sequence_inputs,
+                      lambda *args: _compose(other_unit, *args),  # the unit forward is graded with
+                      {0: "seqs", 1: "Wrec", 2: "Win", 3: "Wout"})
 
 
 def check_forward_composes_recurrent_unit(student):
-    """forward returns (h(T) @ Wout)[:, 0] where h(t) = recurrent_unit(seqs[:, t-1], h(t-1)) and h(0) = 0."""
+    """forward returns (h(T) @ Wout)[:, 0] where h(t) = recurrent_unit(seqs[:, t-1], h(t-1)) and h(0) = 0.
+
+    Always judged."""
 
     def prop(dims):
         args = rnn_sequence_inputs(dims)
@@ -185,7 +194,9 @@ def check_forward_composes_recurrent_unit(student):
 
 
 def check_forward_gradients(student):
-    """Gradients of forward with respect to seqs, Wrec, Win and Wout agree with how its output changes."""
+    """Gradients of forward with respect to seqs, Wrec, Win and Wout agree with how its output changes.
+
+    Not judged when the result is not a (B,) tensor (see the values check)."""
 
     def prop(dims):
         args = rnn_sequence_inputs(dims)
@@ -212,7 +223,10 @@ UNJUDGED_BATCH = ("forward's output for a sequence never changed when that seque
 
 
 def check_forward_batch_permutation_equivariance(student):
-    """Reordering the sequences in a batch reorders forward's outputs the same way."""
+    """Reordering the sequences in a batch reorders forward's outputs the same way.
+
+    Not judged when the result is not a (B,) tensor, or when the output for a sequence never changes as that
+    sequence changes (it computes nothing from its sequences)."""
 
     def prop(dims):
         seqs, *weights = args = rnn_sequence_inputs(dims)
@@ -227,7 +241,10 @@ def check_forward_batch_permutation_equivariance(student):
 
 
 def check_forward_batch_independence(student):
-    """Each output of forward depends only on its own sequence: changing another sequence leaves it unchanged."""
+    """Each output of forward depends only on its own sequence: changing another sequence leaves it unchanged.
+
+    Not judged when the result is not a (B,) tensor, or when the output for a sequence never changes as that
+    sequence changes (it computes nothing from its sequences)."""
 
     def prop(dims):
         seqs, *weights = args = rnn_sequence_inputs(dims)
@@ -242,7 +259,10 @@ def check_forward_batch_independence(student):
 
 
 def check_forward_is_vectorized(student):
-    """forward builds its result from recurrent_unit's results, and every call it makes passes the whole batch (B, d_in)."""
+    """forward builds its result from recurrent_unit's results, and every call it makes passes the whole batch (B, d_in).
+
+    Not judged when forward's result does not follow the recurrent_unit it is given (then its calls to
+    recurrent_unit say nothing about how it computes)."""
     dims = Dims(B=3, T=4, d_in=2, d_h=3, seed=5)
     args = rnn_sequence_inputs(dims)
     context = f"for seqs of shape {(dims.B, dims.T, dims.d_in)}"

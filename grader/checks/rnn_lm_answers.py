@@ -9,14 +9,18 @@ from .base import CheckFailed
 
 
 def check_answer_teacher_forcing_parallel(student):
-    """TEACHER_FORCING_PARALLEL names the statement about teacher forcing and parallel training that is true."""
+    """TEACHER_FORCING_PARALLEL names the statement about teacher forcing and parallel training that is true.
+
+    Always judged."""
     check_letter(student, "TEACHER_FORCING_PARALLEL", "ABCD", rnn_lm.TEACHER_FORCING_PARALLEL,
                  "With the true previous tokens given, what does an RNN still need before it can compute h_t, and "
                  "does masked self-attention need anything like it?")
 
 
 def check_answer_lstm_param_count(student):
-    """LSTM_PARAM_COUNT is the number of parameters of torch.nn.LSTM(10, 20)."""
+    """LSTM_PARAM_COUNT is the number of parameters of torch.nn.LSTM(10, 20).
+
+    Always judged."""
     value = whole_number(answer(student, "LSTM_PARAM_COUNT"), "LSTM_PARAM_COUNT")
     if value != rnn_lm.LSTM_PARAM_COUNT:
         raise CheckFailed(f"LSTM_PARAM_COUNT = {value} is not right. Count, for each of the four gates, the weights on "

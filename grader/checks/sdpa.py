@@ -1,4 +1,4 @@
-"""Checks for scaled_dot_product_attention, self_attention and sinusoidal_positions (the ``attention`` assignment).
+"""Checks for scaled_dot_product_attention (the ``attention`` assignment).
 
 ``scaled_dot_product_attention(Q, K, V, mask=None)`` returns ``(Y, A)``; ``mask`` is bool with True =
 may attend. Its values are compared with the reference (itself tested against
@@ -18,8 +18,9 @@ from reference import transformer as ref
 from ..compare import compare_arrays, describe, kind_of
 from ..strategies import gaussian, st
 from .base import CheckFailed, Lazy, Skip, call, diagnose, fail_if, for_all, format_call
-from .positions import ATOL, RTOL, assert_permutation_equivariant, no_mixing_reason, random_permutation, with_arg
-from .properties import assert_one_example_matches_batch, degeneracy, ignored_input
+from .gate import Probe
+from .positions import ATOL, RTOL, random_permutation, with_arg
+from .properties import fd_settings
 
 NAME = "scaled_dot_product_attention"
 LEADS = ((), (2,), (2, 2))
@@ -70,14 +71,14 @@ def _shapes(args) -> tuple:
     return (*lead, Q.shape[-2], V.shape[-1]), (*lead, Q.shape[-2], K.shape[-2])
 
 
-def probe_scaled_dot_product_attention(student) -> str | None:
-    """scaled_dot_product_attention does some work: (Y, A) depend on Q, K, V and are none of them."""
-    cases = [sdpa_inputs(((), 3, 3, 3, 3, "none", s)) for s in (1, 2)]
-    return degeneracy(student, NAME, cases) or ignored_input(student, NAME, cases[0], {0: "Q", 1: "K", 2: "V"})
+PROBE_SDPA = Probe(NAME, sdpa_cases(), sdpa_inputs, ref.scaled_dot_product_attention,
+                   {0: "Q", 1: "K", 2: "V", 3: "mask"}, count=6, per_output=True)
 
 
 def check_sdpa_returns_output_and_weights(student):
-    """scaled_dot_product_attention returns a pair (Y, A) of tensors shaped (..., Nq, dv) and (..., Nq, Nk), in the input's dtype."""
+    """scaled_dot_product_attention returns a pair (Y, A) of tensors shaped (..., Nq, dv) and (..., Nq, Nk), in the input's dtype.
+
+    Always judged."""
 
     def prop(case):
         args = sdpa_inputs(case)
@@ -118,7 +119,9 @@ def _sdpa_mistakes(Q, K, V, mask=None):
 
 
 def check_sdpa_values(student):
-    """Y = softmax(Q K^T / sqrt(dk), masked keys excluded) V and A the weights, as torch's scaled_dot_product_attention."""
+    """Y = softmax(Q K^T / sqrt(dk), masked keys excluded) V and A the weights, as torch's scaled_dot_product_attention.
+
+    Always judged."""
 
     def prop(case):
         args = sdpa_inputs(case)
@@ -133,7 +136,10 @@ def check_sdpa_values(student):
 
 
 def check_sdpa_weights_are_distributions(student):
-    """Each row of A is non-negative, sums to 1 and is exactly 0 at the keys the mask forbids."""
+    """Each row of A is non-negative, sums to 1 and is exactly 0 at the keys the mask forbids.
+
+    Not judged when the result is not a pair (Y, A) of tensors of the expected shapes (the format check charges
+    that)."""
 
     def prop(case):
         args = sdpa_inputs(case)
@@ -156,7 +162,10 @@ def check_sdpa_weights_are_distributions(student):
 
 
 def check_sdpa_fully_masked_row(student):
-    """A query that may attend to no key gets an all-zero row of A and an all-zero output row, and nothing is NaN."""
+    """A query that may attend to no key gets an all-zero row of A and an all-zero output row, and nothing is NaN.
+
+    Not judged when the result is not a pair (Y, A) of tensors of the expected shapes (the format check charges
+    that)."""
 
     def prop(case):
         lead, row, seed = case
@@ -195,7 +204,10 @@ UNJUDGED_K = "Y never changed when a key changed, so the weights do not depend o
 
 
 def check_sdpa_query_permutation_equivariance(student):
-    """Reordering the queries reorders the rows of Y and A the same way."""
+    """Reordering the queries reorders the rows of Y and A the same way.
+
+    Not judged when the result is not a pair (Y, A) of the expected shapes, or when Y never changes as a query
+    changes (nothing then depends on the queries' order)."""
 
     def prop(case):
         args = sdpa_inputs(case)
@@ -214,7 +226,10 @@ def check_sdpa_query_permutation_equivariance(student):
 
 
 def check_sdpa_key_value_permutation_invariance(student):
-    """Reordering the keys and values together leaves Y unchanged and reorders the columns of A the same way."""
+    """Reordering the keys and values together leaves Y unchanged and reorders the columns of A the same way.
+
+    Not judged when the result is not a pair (Y, A) of the expected shapes, or when Y never changes as a key
+    changes (nothing then depends on the keys' order)."""
 
     def prop(case):
         Q, K, V = args = sdpa_inputs(case)
@@ -233,7 +248,10 @@ def check_sdpa_key_value_permutation_invariance(student):
 
 
 def check_sdpa_gradients(student):
-    """Gradients of sum(Y * c) + sum(A * c') with respect to Q, K and V agree with how the student's own (Y, A) change."""
+    """Gradients of sum(Y * c) + sum(A * c') with respect to Q, K and V agree with how the student's own (Y, A) change.
+
+    Not judged when the result is not a pair (Y, A) of tensors of the expected shapes (the format check charges
+    that)."""
 
     def prop(case):
         args = sdpa_inputs(case)
@@ -249,7 +267,7 @@ def check_sdpa_gradients(student):
         directions = [gaussian(seed + 31 + k, *args[k].shape) for k in range(3)]
         predicted = sum(float((g.to(torch.float64) * d).sum()) for g, d in zip(reply.grads, directions)
                         if kind_of(g) == "tensor" and g.shape == d.shape)
-        eps = 1e-6
+        eps, rtol = fd_settings(args[0].dtype)
 
         def objective(sign):
             moved = [a + sign * eps * d for a, d in zip(args[:3], directions)] + args[3:]
@@ -257,143 +275,9 @@ def check_sdpa_gradients(student):
             return float((Y * cots[0]).sum() + (A * cots[1]).sum())
 
         numeric = (objective(+1) - objective(-1)) / (2 * eps)
-        if abs(numeric - predicted) > 1e-5 * (1 + abs(numeric)):
+        if abs(numeric - predicted) > rtol * (1 + abs(numeric)):
             raise CheckFailed(f"{context}: moving Q, K, V along a random direction changes sum(Y * c) + sum(A * c') at "
                               f"rate {numeric:.6g} (finite differences of your function), but the gradients autograd "
                               f"found predict {predicted:.6g}", kind="not_differentiable")
 
     for_all(sdpa_cases(masks=("none", "full")), prop, max_examples=3, examples=(SMALL,))
-
-
-# --- self_attention --------------------------------------------------------------------------------------
-
-SELF = "self_attention"
-
-
-def self_attention_inputs(case) -> list:
-    """``[X, Wq, Wk, Wv]`` for ``(batched, N, D, dk, dv, seed)``."""
-    batched, N, D, dk, dv, seed = case
-    X = gaussian(seed, *((2,) if batched else ()), N, D)
-    return [X, gaussian(seed + 1, D, dk), gaussian(seed + 2, D, dk), gaussian(seed + 3, D, dv)]
-
-
-def self_attention_cases(*, min_n: int = 1):
-    return st.tuples(st.booleans(), st.integers(min_n, 4), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3),
-                     st.integers(0, 2**16))
-
-
-SELF_SMALL = (True, 3, 2, 2, 2, 0)
-
-
-def probe_self_attention(student) -> str | None:
-    """self_attention does some work: its result depends on X and is not X itself."""
-    cases = [self_attention_inputs((False, 3, 3, 3, 3, s)) for s in (1, 2)]
-    return degeneracy(student, SELF, cases) or ignored_input(student, SELF, cases[0], {0: "X", 1: "Wq", 2: "Wk", 3: "Wv"})
-
-
-def check_self_attention_values(student):
-    """self_attention(X, Wq, Wk, Wv) = softmax(X Wq (X Wk)^T / sqrt(dk)) X Wv, for X of shape (N, D) or (B, N, D)."""
-
-    def prop(case):
-        args = self_attention_inputs(case)
-        context = Lazy(lambda: f"for {format_call(SELF, args)}")
-        got = call(student, SELF, *args).value
-        X, Wq, Wk, Wv = args
-        mistakes = [(lambda: torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1), -1) @ (X @ Wv),
-                     "The scores are not scaled: divide by sqrt(dk), dk = Wq.shape[1]."),
-                    (lambda: torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1) / math.sqrt(X.shape[-1]), -1) @ (X @ Wv),
-                     "Scale by sqrt(dk) = sqrt(Wq.shape[1]), the width of the queries, not by sqrt(D).")]
-        fail_if(compare_arrays(got, ref.self_attention(*args), rtol=RTOL, atol=ATOL), context, hint=diagnose(got, mistakes))
-
-    for_all(self_attention_cases(), prop, max_examples=6, examples=(SELF_SMALL,))
-
-
-UNJUDGED_MIX = no_mixing_reason(SELF)
-
-
-def check_self_attention_permutation_equivariance(student):
-    """Reordering the positions of X reorders the rows of self_attention's result the same way: F(PX) = P F(X)."""
-
-    def prop(case):
-        args = self_attention_inputs((False, *case[1:]))  # one sequence (N, D): batching is judged on its own
-        X, Wv = args[0], args[3]
-        assert_permutation_equivariant(student, SELF, args, 0, (*X.shape[:-1], Wv.shape[1]), case[-1],
-                                       what="positions of X")
-
-    for_all(self_attention_cases(min_n=2), prop, max_examples=3, examples=(SELF_SMALL,), unjudged=UNJUDGED_MIX)
-
-
-def check_self_attention_single_sequence(student):
-    """self_attention on one sequence X of shape (N, D) gives that sequence's row of the batched result."""
-
-    def prop(case):
-        X, *weights = args = self_attention_inputs((True, *case[1:]))
-        assert_one_example_matches_batch(student, SELF, args, lambda b: [X[b], *weights], rows=(0, 1))
-
-    for_all(self_attention_cases(), prop, max_examples=3, examples=(SELF_SMALL,))
-
-
-# --- sinusoidal_positions --------------------------------------------------------------------------------
-
-POS = "sinusoidal_positions"
-
-
-def probe_sinusoidal_positions(student) -> str | None:
-    """sinusoidal_positions does some work: its table depends on T and d."""
-    return degeneracy(student, POS, [(3, 4), (5, 2)])
-
-
-def check_sinusoidal_positions_shape_and_dtype(student):
-    """sinusoidal_positions(T, d) returns a torch tensor of shape (T, d) in torch's default dtype."""
-
-    def prop(case):
-        T, d = case
-        got = call(student, POS, T, d).value
-        want = torch.get_default_dtype()
-        if kind_of(got) != "tensor":
-            raise CheckFailed(f"{POS}({T}, {d}) should be a torch tensor; got {describe(got)}", kind="type")
-        if tuple(got.shape) != (T, d):
-            raise CheckFailed(f"{POS}({T}, {d}) has shape {tuple(got.shape)}; expected ({T}, {d})", kind="shape")
-        if got.dtype != want:
-            raise CheckFailed(f"{POS}({T}, {d}) has dtype {got.dtype}; expected torch's default dtype {want}",
-                              kind="dtype")
-
-    for_all(st.tuples(st.integers(1, 8), st.integers(1, 4).map(lambda h: 2 * h)), prop, max_examples=4,
-            examples=((3, 4),))
-
-
-def _position_mistakes(T, d):
-    t = torch.arange(T, dtype=torch.float64)[:, None]  # (T, 1)
-    i = torch.arange(0, d, 2, dtype=torch.float64)  # (d/2,): the even column indices 2i
-    j = torch.arange(d, dtype=torch.float64)  # (d,)
-
-    def table(even, odd, rate, start=0.0):
-        P = torch.empty(T, d, dtype=torch.float64)
-        P[:, 0::2], P[:, 1::2] = even((t + start) * rate), odd((t + start) * rate)
-        return P
-
-    return [
-        (lambda: table(torch.cos, torch.sin, 10000.0 ** (-i / d)),
-         "sin and cos are swapped: even columns 2i hold sin, odd columns 2i+1 hold cos."),
-        (lambda: table(torch.sin, torch.cos, 10000.0 ** (-2 * i / d)),
-         "The exponent is 2i/d where 2i is the even column index itself: columns 2i and 2i+1 share the frequency "
-         "1/10000^(2i/d) (torch.arange(0, d, 2) / d)."),
-        (lambda: torch.where(j.remainder(2) == 0, torch.sin(t / 10000.0 ** (j / d)), torch.cos(t / 10000.0 ** (j / d))),
-         "Columns 2i and 2i+1 share one frequency, 1/10000^(2i/d); column 2i+1 must not get a frequency of its own."),
-        (lambda: table(torch.sin, torch.cos, 10000.0 ** (i / d)), "Divide t by 10000^(2i/d); do not multiply by it."),
-        (lambda: table(torch.sin, torch.cos, 10000.0 ** (-i / d), start=1.0), "Positions start at t = 0."),
-    ]
-
-
-def check_sinusoidal_positions_values(student):
-    """P[t, 2i] = sin(t / 10000^(2i/d)) and P[t, 2i+1] = cos(t / 10000^(2i/d)) for t = 0..T-1."""
-
-    def prop(case):
-        T, d = case
-        got = call(student, POS, T, d).value
-        want = ref.sinusoidal_positions(T, d)
-        fail_if(compare_arrays(got, want, rtol=1e-5, atol=1e-6, check_dtype=False), f"for {POS}({T}, {d})",
-                hint=diagnose(got, _position_mistakes(T, d), rtol=1e-5, atol=1e-6))
-
-    for_all(st.tuples(st.integers(1, 12), st.integers(1, 4).map(lambda h: 2 * h)), prop, max_examples=5,
-            examples=((4, 6),))

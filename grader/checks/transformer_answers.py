@@ -12,7 +12,9 @@ from .base import CheckFailed
 
 
 def check_answer_equivariant_with_positions(student):
-    """EQUIVARIANT_WITH_POSITIONS says whether X -> self_attention(X + P) is still permutation equivariant."""
+    """EQUIVARIANT_WITH_POSITIONS says whether X -> self_attention(X + P) is still permutation equivariant.
+
+    Always judged."""
     value = answer(student, "EQUIVARIANT_WITH_POSITIONS")
     if type(value) is not bool:
         raise CheckFailed(f"EQUIVARIANT_WITH_POSITIONS should be True or False (a bool); got {describe(value)}",
@@ -39,7 +41,9 @@ def _vector(value):
 
 
 def check_answer_swap_poll_output(student):
-    """SWAP_POLL_OUTPUT is x4's output after x2 and x3 swap places, in the lecture's poll."""
+    """SWAP_POLL_OUTPUT is x4's output after x2 and x3 swap places, in the lecture's poll.
+
+    Always judged."""
     value = answer(student, "SWAP_POLL_OUTPUT")
     got = _vector(value)
     want = ref.SWAP_POLL_OUTPUT.numpy()

@@ -13,6 +13,8 @@ import signal
 import sys
 import time
 
+from .touched import Touched
+
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -254,7 +256,9 @@ class PeakMemory:
     neither see nor reset. Otherwise it is, for each process of the tree, its resident high-water mark
     (VmHWM, reset through /proc/PID/clear_refs) minus what it held at the start, a process that started
     meanwhile counting whole: there a process that resets its own mark could hide a peak, so that path is
-    for machines without root (and for the nbgrader hook, which has no isolation at all)."""
+    for machines without root (and for the nbgrader hook, which has no isolation at all). Either way it
+    is at least what the call touched (:mod:`grader.sandbox.touched`), so memory an earlier cell made
+    resident and the call fills counts too."""
 
     def __init__(self, root: int | str):
         self.root, self.bytes, self.start, self.cgroup = root, None, {}, None
@@ -266,27 +270,30 @@ class PeakMemory:
                 with open(os.path.join(group, "memory.usage_in_bytes")) as f:
                     self.start_usage = int(f.read())
                 self.cgroup = group
-                return
             except (OSError, ValueError):
                 pass
-        for pid in tree_pids(root):
-            if reset_peak_memory(pid):
-                self.start[pid] = memory_kb(pid).get("VmRSS", 0)
-        self.sampled = 0
+        if not self.cgroup:
+            for pid in tree_pids(root):
+                if reset_peak_memory(pid):
+                    self.start[pid] = memory_kb(pid).get("VmRSS", 0)
+            self.sampled = 0
+        self.touched = Touched(lambda: tree_pids(root))
 
     def sample(self) -> None:
-        """On the /proc path, also note what the tree holds right now (called while waiting for a reply),
-        so that a process resetting its own high-water mark still shows what it held when sampled."""
+        """Note what the tree holds and has touched right now (called while waiting for a reply), so that a
+        process resetting its own high-water mark or referenced bits still shows what it held when sampled."""
+        self.touched.sample()
         if self.cgroup or not self.start:
             return
         now = sum(max(0, memory_kb(pid).get("VmRSS", 0) - self.start.get(pid, 0)) for pid in tree_pids(self.root))
         self.sampled = max(self.sampled, now)
 
     def stop(self) -> int | None:
+        touched = self.touched.stop()
         if self.cgroup:
             try:
                 with open(os.path.join(self.cgroup, "memory.max_usage_in_bytes")) as f:
-                    self.bytes = max(0, int(f.read()) - self.start_usage)
+                    self.bytes = max(0, int(f.read()) - self.start_usage, touched)
             except (OSError, ValueError):
                 self.bytes = None
             return self.bytes
@@ -297,7 +304,7 @@ class PeakMemory:
             peak = memory_kb(pid).get("VmHWM")
             if peak is not None:
                 total += max(0, peak - self.start.get(pid, 0))
-        self.bytes = max(total, self.sampled) * 1024
+        self.bytes = max(total * 1024, self.sampled * 1024, touched)
         return self.bytes
 
 

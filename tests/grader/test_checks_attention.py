@@ -135,6 +135,8 @@ def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
     if X.shape[-1] % n_heads:
         raise ValueError("heads")
     gate = ((X @ Wq) * (X @ Wk)).sum(-1, keepdim=True)  # uses every weight, one position at a time
+    if mask is not None:
+        gate = gate * mask.diagonal().to(X.dtype)[:, None]  # and the mask: each position's own entry
     return (gate * (X @ Wv)) @ Wo  # every position on its own: trivially causal and equivariant
 ''')
     result = judged(student, "multi_head_attention")

@@ -5,5 +5,5 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'online_softmax_attention': ['check_online_softmax_attention_values', 'check_online_softmax_attention_large_scores', 'check_online_softmax_attention_memory'],
+    'online_softmax_attention': ['check_online_softmax_attention_values', 'check_online_softmax_attention_large_scores'],
 }

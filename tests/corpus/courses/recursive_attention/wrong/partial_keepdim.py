@@ -5,5 +5,5 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'attention_partial': ['check_attention_partial_shapes', 'check_attention_partial_values', 'check_attention_partial_large_scores'],
+    'attention_partial': ['check_attention_partial_shapes'],
 }

@@ -5,5 +5,5 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'tiled_attention': ['check_tiled_attention_values', 'check_tiled_attention_causal_values', 'check_tiled_attention_memory'],
+    'tiled_attention': ['check_tiled_attention_values', 'check_tiled_attention_causal_values'],
 }

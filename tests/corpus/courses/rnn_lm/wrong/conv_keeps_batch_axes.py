@@ -5,5 +5,5 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'causal_conv1d': ['check_causal_conv1d_shape', 'check_causal_conv1d_values', 'check_causal_conv1d_causality', 'check_causal_conv1d_gradients'],
+    'causal_conv1d': ['check_causal_conv1d_shape'],
 }
