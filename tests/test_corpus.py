@@ -21,7 +21,7 @@ from grader.registry import SEQUENCE_MODELS
 from grader.sandbox.client import SANDBOX_UID
 from grader.sandbox.limits import Limits
 
-from .corpus.build import MARKERS, PORT, build_corpus, load, validate_entries
+from .corpus.build import MARKERS, PORT, build_corpus, generated_degenerate, load, validate_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 # Wall-clock backstops well above what a memory bomb's page faults can take on a loaded machine (its system
@@ -305,10 +305,11 @@ def test_forgery_earns_no_more_than_its_honest_work(corpus, name):
             assert points == FULL[ex], f"{ex} lost points it should not have"
 
 
-@pytest.mark.parametrize("name", [e.name for e in load("degenerate")])
+@pytest.mark.parametrize("name", [e.name for e in load("degenerate") + generated_degenerate()])
 def test_degenerate_code_earns_nothing(corpus, name):
-    """Constants, zeros of the right shape, echoes, always-raise and the released stubs earn no point, from
-    any check, properties included; the answers around them keep theirs."""
+    """Constants, zeros of the right shape, echoes, always-raise, the released stubs and code that ignores one
+    of its main inputs (generated: each input in turn) earn no point, from any check, properties included; the
+    answers around them keep theirs."""
     entry = _entry(corpus, f"degenerate-{name}")
     result = _result(corpus, f"degenerate-{name}")
     earned = {(e["id"], c["name"]): c["points"] for e in result["exercises"] if e["id"] in entry.data["REPLACE"]

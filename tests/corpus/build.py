@@ -95,7 +95,7 @@ def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest
         (dest / f"{e.student}.ipynb").write_text(json.dumps(nb, indent=1) + "\n")
         made[e.student] = e
     for kind in ("forgery", "degenerate"):
-        for e in load(kind):
+        for e in load(kind) + (generated_degenerate(base) if kind == "degenerate" else []):
             nb = _apply(base, e.data["REPLACE"], e.data.get("INSERT", []), values)
             (dest / f"{e.student}.ipynb").write_text(json.dumps(nb, indent=1) + "\n")
             made[e.student] = e
@@ -109,6 +109,15 @@ def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest
             name = entry.data.get("FILENAME") if entry.kind == "structure" else None
             (dest / (name or f"{student}.ipynb")).unlink()
     return made
+
+
+def generated_degenerate(solution: dict | None = None) -> list[Entry]:
+    """The generated degenerate entries of sequence_models (tests/corpus/generated.py), their cells made
+    from ``solution`` (the solution notebook as JSON) when given."""
+    from .generated import fill, ignoring_entries
+
+    entries = ignoring_entries("sequence_models")
+    return [fill(e, solution) for e in entries] if solution is not None else entries
 
 
 def validate_entries() -> list[str]:

@@ -4,7 +4,8 @@ solutions, written as replacements of cells of the assignment's solution noteboo
 - ``wrong/<name>.py``: ``REPLACE`` and ``FAILS`` ({exercise: [exactly the checks that fail]}): every
   other check of every exercise keeps its points;
 - ``degenerate/<name>.py``: ``REPLACE``; the replaced exercises earn nothing from any check, the others
-  keep full marks;
+  keep full marks; ``degenerate-ignores_input_<k>`` entries are generated (tests/corpus/generated.py): every
+  function ignores its k-th main input;
 - ``alternative/<name>.py``: ``REPLACE`` with another correct form; full marks.
 
 An entry with ``SANDBOX_ONLY = True`` tampers with something only the sandbox measures from outside
@@ -17,6 +18,7 @@ import json
 from pathlib import Path
 
 from .build import Entry, load
+from .generated import fill, ignoring_entries
 
 HERE = Path(__file__).parent / "courses"
 KINDS = ("wrong", "degenerate", "alternative")
@@ -29,9 +31,9 @@ def assignments_with_corpus() -> list[str]:
 
 def entries(assignment: str, kind: str) -> list[Entry]:
     folder = HERE / assignment / kind
-    if not folder.is_dir():
-        return []
-    return [Entry(kind, e.name, e.doc, e.data) for e in load(str(folder.relative_to(Path(__file__).parent)))]
+    found = [Entry(kind, e.name, e.doc, e.data) for e in load(str(folder.relative_to(Path(__file__).parent)))] \
+        if folder.is_dir() else []
+    return found + (ignoring_entries(assignment) if kind == "degenerate" and found else [])
 
 
 def all_entries(assignment: str) -> dict[str, Entry]:
@@ -51,7 +53,7 @@ def build(assignment: str, solution: Path, dest: Path) -> dict[str, Entry]:
     """Write one notebook per entry (``<kind>-<name>.ipynb``) into ``dest``; return {student id: entry}."""
     dest.mkdir(parents=True, exist_ok=True)
     base = json.loads(solution.read_text())
-    made = all_entries(assignment)
+    made = {student: fill(e, base) for student, e in all_entries(assignment).items()}
     for student, e in made.items():
         (dest / f"{student}.ipynb").write_text(json.dumps(replaced(base, e.data["REPLACE"]), indent=1) + "\n")
     return made
