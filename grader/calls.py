@@ -112,6 +112,23 @@ class StandInHandler(Protocol):
     def cost(self, args: list) -> tuple[int, float]: ...
 
 
+GENERATOR_STATE = "torch.Generator state"  # the key a stub sends a generator argument's state under (grader.invoke)
+
+
+def _generator(state):
+    """A CPU torch.Generator in ``state`` (a uint8 tensor from Generator.get_state()); the state is checked by torch."""
+    import torch
+
+    if not (getattr(state, "dtype", None) is torch.uint8 and getattr(state, "ndim", 0) == 1):
+        raise HelperError("TypeError", "a generator's state must be the uint8 tensor Generator.get_state() gives")
+    generator = torch.Generator()
+    try:
+        generator.set_state(state)
+    except (RuntimeError, ValueError) as exc:
+        raise HelperError("RuntimeError", f"the generator's state was refused: {exc}") from None
+    return generator
+
+
 VJP_FACTOR = 3  # a backward pass through a stand-in recomputes its forward pass and then differentiates it
 
 
@@ -138,7 +155,12 @@ def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values:
         if backward:
             return {"ok": True}, {"value": handler.vjp(args, values.get("cotangent"))}
         log.append(Served(name, tuple(shape_of(a) for a in args)))
-        return {"ok": True}, {"value": handler(args)}
+        drawing = [i for i, a in enumerate(args) if isinstance(a, dict) and set(a) == {GENERATOR_STATE}]
+        if not drawing:
+            return {"ok": True}, {"value": handler(args)}
+        args = [_generator(a[GENERATOR_STATE]) if i in drawing else a for i, a in enumerate(args)]
+        value = handler(args)  # the student's generator continues from the state these draws leave
+        return {"ok": True}, {"value": [value, [args[i].get_state() for i in drawing]]}
     except HelperError as exc:
         return {"ok": False, "error": {"type": exc.type_name, "message": exc.message[:2000]}}, {}
     finally:

@@ -23,6 +23,7 @@ from . import objects
 from .execute import CappedText, describe_exception
 
 Ask = Callable[[str, str, list, object], object]  # (name, "call" | "vjp", args, cotangent) -> value
+GENERATOR_STATE = "torch.Generator state"  # how a generator argument of a stand-in crosses (grader.calls)
 RAISABLE = {"ValueError": ValueError, "TypeError": TypeError, "RuntimeError": RuntimeError, "IndexError": IndexError}
 
 
@@ -55,11 +56,25 @@ def _stub(name: str, params: list[str], ask: Ask):
             raise TypeError(f"{name}() missing argument(s) {', '.join(missing)}; it takes ({', '.join(names)})")
         return [bound[n] if n in bound else defaults[n] for n in names]
 
+    def computed(args: list):
+        """The grader's result for ``args``. A torch.Generator cannot cross: its state does, and the state the
+        grader's draws leave comes back into the student's generator, so later draws go on from there."""
+        drawing = [i for i, a in enumerate(args) if isinstance(a, torch.Generator)]
+        if not drawing:
+            return ask(name, "call", args, None)
+        sent = [{GENERATOR_STATE: a.get_state()} if i in drawing else a for i, a in enumerate(args)]
+        answer = ask(name, "call", sent, None)
+        if not (isinstance(answer, (list, tuple)) and len(answer) == 2 and len(answer[1]) == len(drawing)):
+            raise RuntimeError(f"{name}: the grader's answer lacks the generators' states")
+        for i, state in zip(drawing, answer[1]):
+            args[i].set_state(state)
+        return answer[0]
+
     class Differentiable(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *args):
             ctx.args = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
-            out = ask(name, "call", ctx.args, None)
+            out = computed(ctx.args)
             ctx.several = isinstance(out, (list, tuple))
             return tuple(out) if ctx.several else out
 
@@ -75,7 +90,7 @@ def _stub(name: str, params: list[str], ask: Ask):
         args = bind(args, kwargs)
         if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             return Differentiable.apply(*args)
-        return ask(name, "call", [a.detach() if isinstance(a, torch.Tensor) else a for a in args], None)
+        return computed([a.detach() if isinstance(a, torch.Tensor) else a for a in args])
 
     stand_in.__name__ = stand_in.__qualname__ = name
     return stand_in

@@ -176,3 +176,11 @@ COSTS = {
     **dict.fromkeys(("qkv_param_count", "mha_param_count", "attention_weights_bytes", "block_param_count",
                      "attention_io", "receptive_field", "ar_as_recurrent"), constant_cost),
 }
+
+
+def rnn_layer_cost(args) -> tuple[int, float]:
+    """The grader's RNNLayer: one Python step per time step of x_seq (B, T, D)."""
+    x_seq, h = (list(args) + [None] * 2)[:2]
+    T, H = _dim(x_seq, -2), _dim(h, -1)
+    size = _args_size(args) + numel(x_seq) // max(_dim(x_seq, -1), 1) * H * 2
+    return size, _steps(T, numel(h) * (H + _dim(x_seq, -1)))

@@ -25,8 +25,9 @@ import torch
 
 import reference
 
-from .standin_costs import COSTS, generic_cost, mask_cost, mha_cost, partial_cost, rnn_lm_cost, sdpa_cost, seq2col_cost, unit_cost
-from .calls import HelperError, Reply, StandInHandler, StudentCode
+from .standin_costs import (COSTS, generic_cost, mask_cost, mha_cost, partial_cost, rnn_layer_cost, rnn_lm_cost, sdpa_cost,
+                            seq2col_cost, unit_cost)
+from .calls import HelperError, Reply, StandInClass, StandInHandler, StudentCode
 from .objectcalls import ObjectCalls
 
 
@@ -92,7 +93,7 @@ class StandIn:
         return grads
 
 
-REFERENCE_MODULES = ("reference", "reference.transformer", "reference.recursive", "reference.rnn_lm")
+REFERENCE_MODULES = ("reference", "reference.transformer", "reference.recursive", "reference.rnn_lm", "reference.lm_modules")
 
 
 def _reference(module: str, name: str) -> Callable:
@@ -148,6 +149,22 @@ STAND_INS: dict[str, StandIn] = {
     "rnn_lm_states": StandIn("rnn_lm_states", ("tokens", "E", "W_xh", "W_hh", "b_h"), _reference("rnn_lm", "rnn_lm_states"),
                              rnn_lm_cost),
 }
+
+
+# Stand-in classes (grader.objects): a class another class builds on, laid out as the course's (the same
+# parameter names), whose forward the grader answers with the course's formula and the parameters the
+# student's module holds. lm_modules: RNNLayer is graded with this RecurrentCell, RNNLanguageModel with
+# this RNNLayer (and its cell).
+_CELL_SPEC = {"init": ["input_dim", "hidden_dim"], "forward": ["x", "h_prev"],
+              "linears": [["input_to_hidden", "input_dim", "hidden_dim"], ["hidden_to_hidden", "hidden_dim", "hidden_dim"]]}
+_WEIGHTS = ("W_ih", "b_ih", "W_hh", "b_hh")
+RECURRENT_CELL = StandInClass("RecurrentCell", _CELL_SPEC, StandIn(
+    "RecurrentCell.forward", ("x", "h_prev", *_WEIGHTS), _reference("lm_modules", "recurrent_cell_step")))
+RNN_LAYER = StandInClass("RNNLayer", {
+    "init": ["input_dim", "hidden_dim"], "forward": ["x_seq", "h"],
+    "children": [["cell", "RecurrentCell", _CELL_SPEC, ["input_dim", "hidden_dim"]]]},
+    StandIn("RNNLayer.forward", ("x_seq", "h", *_WEIGHTS), _reference("lm_modules", "rnn_layer_states"), rnn_layer_cost),
+    children=(RECURRENT_CELL,))
 
 
 class WithStandIns(ObjectCalls):

@@ -34,6 +34,8 @@ def sample(logits, g):
     return torch.multinomial(torch.softmax(logits, -1), 1, generator=g)[:, 0]
 def use_model(model, tokens):
     return model(tokens)
+def draw_twice(logits, g):
+    return torch.stack([sample(logits, g), sample(logits, g)])
 """)]
 
 
@@ -114,3 +116,17 @@ def test_made_arguments_generators_and_served_callables(student):
     reply = student.call("use_model", [Made("served", name="model", handler=model), torch.tensor([[1, 2]])])
     assert torch.equal(reply.value, torch.nn.functional.one_hot(torch.tensor([[1, 2]]), 7).double())
     assert [s.name for s in reply.served] == ["model"]
+
+
+def test_a_generator_passed_to_a_stand_in_goes_on_from_the_state_the_graders_draws_leave(student):
+    """A torch.Generator cannot cross the boundary: its state does, both ways."""
+    def grader_sample(logits, generator):
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0]
+
+    served = {"sample": StandIn("sample", ("logits", "g"), grader_sample)}
+    logits = torch.zeros(40, 5, dtype=torch.float64)
+    reply = student.call("draw_twice", [logits, Made("generator", seed=9)], stand_ins=served)
+    g = torch.Generator().manual_seed(9)
+    want = torch.stack([grader_sample(logits, g), grader_sample(logits, g)])
+    assert torch.equal(reply.value, want)  # the second draw continued the stream, it did not repeat the first
+    assert [s.name for s in reply.served] == ["sample", "sample"]
