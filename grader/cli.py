@@ -214,7 +214,7 @@ def cmd_batch(args, console: Console) -> int:
     limits = _limits(args)
     _check_assignment(args.assignment)
     check_storable_db_url(args.db)
-    found = discover(args.submissions, args.assignment)  # fail fast, before anything slow is imported
+    found = discover(args.submissions, args.assignment, file_times=args.file_times)  # fail fast, before anything slow is imported
     total, layout = len(found.jobs), found.layout
     found.cleanup()
     # Said before torch and the checks are imported (seconds), so the TA sees at once that it started.
@@ -228,7 +228,8 @@ def cmd_batch(args, console: Console) -> int:
     get_assignment(args.assignment)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
                          workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
-                         gradescope=args.gradescope, limits=limits, lms=args.lms or "")
+                         gradescope=args.gradescope, limits=limits, lms=args.lms or "", late_policy=args.late_policy,
+                         extensions=args.extensions, file_times=args.file_times)
 
     def phase(text: str) -> None:
         console.print(text, markup=False, highlight=False)
@@ -309,11 +310,7 @@ def cmd_override(args, console: Console) -> int:
     if args.list:
         if args.student or args.target or args.points is not None or args.remove:
             raise UsageError("override --list takes only OUTDIR")
-        lines = ["student\tcheck\tkind\tpoints\tgrader_points_when_set\tby\treason"]  # tab-separated, for tools
-        lines += [f"{t.student}\t{t.exercise}.{t.check}\t{m.kind}\t{m.points:g}\t{m.grader_points:g}\t{m.by}\t"
-                  + m.reason.replace("\t", " ").replace("\n", " ")
-                  for t, m in overrides.list_marks(args.outdir, kind=None if args.all else "override")]
-        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.write(overrides.listing(args.outdir, every=args.all))
         return EXIT_OK
     if not args.student or not args.target:
         raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, or --remove)")
@@ -327,8 +324,8 @@ def _override(args, console: Console, overrides) -> int:
     if args.remove:
         if args.points is not None:
             raise UsageError("override --remove takes no POINTS")
-        overrides.remove_override(args.outdir, args.student, args.target)
-        console.print(f"removed the override of {args.target} for {args.student}", markup=False, highlight=False)
+        target = overrides.remove_override(args.outdir, args.student, args.target)
+        console.print(f"removed the override of {args.target} for {target.student}", markup=False, highlight=False)
     else:
         if args.points is None:
             raise UsageError("override needs POINTS after EXERCISE[.CHECK]")
@@ -336,8 +333,8 @@ def _override(args, console: Console, overrides) -> int:
             points = float(args.points)
         except ValueError:
             raise UsageError(f"POINTS must be a number; got {args.points!r}") from None
-        mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
-        console.print(f"{args.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
+        target, mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
+        console.print(f"{target.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
                       markup=False, highlight=False)
     return _republish(args.outdir, console)
 
@@ -403,6 +400,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", metavar="URL", help="gradebook database URL, without a password: it is kept in OUTDIR/batch.json (default: sqlite file OUTDIR/gradebook.db)")
     p.add_argument("--gradescope", action="store_true", help="also write OUTDIR/gradescope/<student>/results.json")
     p.add_argument("--lms", choices=("canvas", "gradescope"), help="also write OUTDIR/<lms>-grades.csv, which that LMS's gradebook imports")
+    p.add_argument("--late-policy", metavar="POLICY.json", help="the late policy (default: the course config's, if any)")
+    p.add_argument("--extensions", metavar="CSV", help="extensions: student, due, reason (instead of the policy's own file)")
+    p.add_argument("--file-times", action="store_true", help="a folder's file times are the submission times")
     _add_limit_options(p)
     p.set_defaults(func=cmd_batch)
     p = sub.add_parser("demo", help="release, make sample submissions, grade them all, and show the reports")
@@ -420,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_manual)
     p = sub.add_parser("override", help="set, list or remove a TA's override of one check's points for one student")
     p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
-    p.add_argument("student", nargs="?", metavar="STUDENT", help="the student id as in grades.csv")
+    p.add_argument("student", nargs="?", metavar="STUDENT", help="the student id as in grades.csv, or the name or email the export gives")
     p.add_argument("target", nargs="?", metavar="EXERCISE[.CHECK]", help="the check (an exercise alone when it has one check)")
     p.add_argument("points", nargs="?", metavar="POINTS", help="the points the check gives this student")
     p.add_argument("--reason", metavar="TEXT", help="why (required; shown on the student's feedback page)")

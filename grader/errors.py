@@ -54,3 +54,12 @@ class ScoreFileError(UsageError):
         where = f"{path}, row {row}, column {column!r}" if row else f"{path}: column {column!r}" if column else str(path)
         super().__init__(f"{where}: {problem}")
         self.path, self.row, self.column = str(path), row, column
+
+
+class StudentNotFound(UsageError):
+    """Text that names no student of a batch, or several (by name or email): ``candidates`` holds the ids it
+    could mean (empty when none)."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.candidates = candidates

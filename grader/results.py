@@ -76,6 +76,18 @@ class StaffMark:
 
 
 @dataclass(frozen=True)
+class LateCharge:
+    """What a late policy made of a submission's time, applied after grading: the notebook's total is its
+    points times ``credit`` (staff marks included). ``reason`` says why, for the TA and the student."""
+    credit: float  # the share of the points kept, in [0, 1]
+    reason: str
+
+    def __post_init__(self):
+        if not 0 <= self.credit <= 1:
+            raise ValueError(f"a late credit is a share in [0, 1]; got {self.credit!r}")
+
+
+@dataclass(frozen=True)
 class ExerciseResult:
     id: str
     checks: tuple[CheckResult, ...]
@@ -111,6 +123,7 @@ class NotebookResult:
     max_score: float = 0.0
     cells: tuple[dict, ...] = field(default=())  # per-cell execution notes: index, status, message
     flags: tuple[str, ...] = ()  # NOTEBOOK_FLAGS that apply, in that order
+    late: LateCharge | None = None  # a batch's late policy applied to this submission (never by the grader)
 
     def __post_init__(self):
         if self.status not in NOTEBOOK_STATUSES:
@@ -120,10 +133,18 @@ class NotebookResult:
             raise ValueError(f"unknown notebook flag(s) {unknown!r}; known: {', '.join(NOTEBOOK_FLAGS)}")
         object.__setattr__(self, "max_score", _points(self.max_score))
         object.__setattr__(self, "flags", tuple(f for f in NOTEBOOK_FLAGS if f in self.flags))
+        if isinstance(self.late, dict):
+            object.__setattr__(self, "late", LateCharge(**self.late))
+
+    @property
+    def points(self) -> float:
+        """The points of the exercises (the grader's, or staff marks where set), before any late charge."""
+        return _points(sum(e.score for e in self.exercises))
 
     @property
     def score(self) -> float:
-        return _points(sum(e.score for e in self.exercises))
+        """The total that counts: the points, scaled by the late charge when one applies."""
+        return self.points if self.late is None else _points(self.points * self.late.credit)
 
     @property
     def pending_points(self) -> float:
@@ -168,6 +189,7 @@ class NotebookResult:
                 for e in self.exercises
             ],
             "cells": list(self.cells),
+            **({"late": asdict(self.late)} if self.late is not None else {}),
         }
 
     def to_json(self) -> str:
@@ -196,4 +218,5 @@ class NotebookResult:
             max_score=data["max_score"],
             cells=tuple(data.get("cells", ())),
             flags=tuple(data.get("flags", ())),
+            late=data.get("late"),
         )

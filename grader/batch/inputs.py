@@ -10,6 +10,10 @@ Layouts:
 Identity: the student id is exactly the text the input gives (Unicode, spaces and case kept); two
 different ids are two students, and the files made for them are named by ``identity.file_stem``.
 
+Submission times (for a late policy): a Canvas export's file times (the zip entry's time, which has no
+zone), Gradescope's ``:created_at``; a folder's (or other zip's) file times only when asked
+(``file_times``), since copying files changes them.
+
 Duplicate rule: one notebook per student id. When several are found, the newest counts: the highest
 Canvas submission id, the latest Gradescope ``:created_at``; elsewhere the path that sorts last (of two
 archive entries with one name, the later). The others are reported, not graded.
@@ -37,6 +41,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ArchiveError, UsageError
 from ..notebook import MAX_NOTEBOOK_BYTES
+from .late import ARCHIVE_TIME
 
 CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_|late_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
 MAX_ZIP_BYTES = 4 * 2**30  # the notebooks of one archive, unpacked (sizes from the zip's directory, which zipfile enforces)
@@ -53,6 +58,8 @@ class Job:
     name: str = ""  # as the LMS names the student (Gradescope's name, Canvas's file-name prefix)
     email: str = ""  # Gradescope's submitter email
     problem: str = ""  # why the notebook could not be unpacked or read ("" for one to grade)
+    submitted: str = ""  # ISO 8601 time of the submission, as the export gives it ("" when unknown)
+    submitted_from: str = ""  # where that time comes from, in words
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,7 @@ class Entry:
     path: Path | None = None  # where its bytes are; None when not unpacked
     problem: str = ""  # why it could not be unpacked
     order: int = 0  # its place in an archive: of two entries with one name, the later counts
+    time: str = ""  # its file time: a zip entry's (no zone), a file's modification time (UTC)
 
     @property
     def rel(self) -> str:
@@ -105,6 +113,8 @@ class Candidate:
     entry: Entry
     rank: tuple  # of one student's candidates, the highest is graded
     late: bool = False
+    submitted: str = ""
+    submitted_from: str = ""
 
 
 def _readable(name: str) -> str:
@@ -117,8 +127,23 @@ def _folder_entries(root: Path) -> list[Entry]:
     for folder, dirs, files in os.walk(root):  # symbolic links to folders are not followed
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         rel = Path(folder).relative_to(root).parts
-        entries += [Entry(tuple(_readable(p) for p in (*rel, f)), Path(folder, f)) for f in files if not f.startswith(".")]
+        entries += [Entry(tuple(_readable(p) for p in (*rel, f)), Path(folder, f), time=_mtime(Path(folder, f)))
+                    for f in files if not f.startswith(".")]
     return entries
+
+
+def _mtime(path: Path) -> str:
+    try:
+        return datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc).isoformat()
+    except OSError:
+        return ""
+
+
+def _zip_time(info: zipfile.ZipInfo) -> str:
+    try:
+        return datetime.datetime(*info.date_time).isoformat()
+    except ValueError:  # a zip may hold any six numbers
+        return ""
 
 
 def _archive_parts(info: zipfile.ZipInfo) -> tuple[str, ...]:
@@ -177,25 +202,27 @@ def _zip_entries(zip_path: Path, target: Path) -> list[Entry]:
         if total > MAX_ZIP_BYTES:
             raise ArchiveError(f"the notebooks in {zip_path} add up to {total / 2**30:.1f} GiB unpacked, over the "
                                f"{MAX_ZIP_BYTES // 2**30} GiB seqgrade unpacks; unpack it yourself and pass the folder")
-        entries = {order: Entry(parts, order=order) for order, _, parts in listed}
+        entries = {order: Entry(parts, order=order, time=_zip_time(info)) for order, info, parts in listed}
         for order, info, parts in wanted:
             dest = target / f"{order:06d}" / _file_name(parts[-1])
             problem = _unpack(zf, info, dest)
-            entries[order] = Entry(parts, None if problem else dest, problem, order)
+            entries[order] = Entry(parts, None if problem else dest, problem, order, _zip_time(info))
     return list(entries.values())
 
 
-def _when(value) -> float:
-    """A submission time from Gradescope's metadata as seconds, for ordering (-inf when unknown)."""
+def _when(value) -> datetime.datetime | None:
+    """A submission time from Gradescope's metadata (YAML gives a datetime; text is read as ISO 8601)."""
     if isinstance(value, str):
         try:
             value = datetime.datetime.fromisoformat(value.strip())
         except ValueError:
-            return float("-inf")
-    return value.timestamp() if isinstance(value, datetime.datetime) else float("-inf")
+            return None
+    if not isinstance(value, datetime.datetime):
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
 
 
-def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], float]]:
+def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None]]:
     """submission folder -> (its submitters, its time), from Gradescope's submission_metadata.yml."""
     meta = min((e for e in entries if e.name == METADATA and e.path is not None), key=lambda e: (e.parts, e.order), default=None)
     if meta is None:
@@ -219,14 +246,16 @@ def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], fl
     return found
 
 
-def _candidates(entries: list[Entry], assignment: str) -> tuple[str, list[Candidate]]:
-    """(layout, a candidate for every notebook found and every student it belongs to)."""
+def _candidates(entries: list[Entry], assignment: str, file_times: bool = False) -> tuple[str, list[Candidate]]:
+    """(layout, a candidate for every notebook found and every student it belongs to); ``file_times``: a
+    folder's notebooks carry their file times as submission times."""
+    own = (lambda e: (e.time, "file time")) if file_times else (lambda e: ("", ""))
     notebooks = [e for e in entries if e.name.endswith(".ipynb")]
     base = ("submitted",) if any(len(e.parts) > 1 and e.parts[0] == "submitted" for e in entries) else ()
     nbgrader = [e for e in notebooks if len(e.parts) == len(base) + 3 and e.parts[:len(base)] == base
                 and e.parts[len(base) + 1] == assignment]
     if nbgrader:
-        return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order)) for e in nbgrader]
+        return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order), False, *own(e)) for e in nbgrader]
     gradescope = _gradescope_people(entries)
     in_folders = any(part.startswith("submission_") for e in notebooks for part in e.parts[:-1])
     if gradescope or (in_folders and not any(CANVAS.match(e.name) for e in notebooks)):
@@ -234,16 +263,19 @@ def _candidates(entries: list[Entry], assignment: str) -> tuple[str, list[Candid
         for e in notebooks:
             folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
             if folder:
-                people, when = gradescope.get(folder, ([Person(folder)], float("-inf")))
-                found += [Candidate(person, e, (when, e.parts, e.order)) for person in people]
+                people, when = gradescope.get(folder, ([Person(folder)], None))
+                rank = (when.timestamp() if when else float("-inf"), e.parts, e.order)
+                stamp = (when.isoformat(), "Gradescope created_at") if when else own(e)
+                found += [Candidate(person, e, rank, False, *stamp) for person in people]
         return "gradescope", found
     found = []
     for e in notebooks:
         m = CANVAS.match(e.name)
         if m:
-            found.append(Candidate(Person(m["user"], name=m["name"]), e, (int(m["sub"]), e.parts, e.order), bool(m["late"])))
+            found.append(Candidate(Person(m["user"], name=m["name"]), e, (int(m["sub"]), e.parts, e.order), bool(m["late"]),
+                                   e.time, ARCHIVE_TIME if e.time else ""))
         else:
-            found.append(Candidate(Person(PurePosixPath(e.name).stem), e, (0, e.parts, e.order)))
+            found.append(Candidate(Person(PurePosixPath(e.name).stem), e, (0, e.parts, e.order), False, *own(e)))
     return "canvas" if any(CANVAS.match(c.entry.name) for c in found) else "folder", found
 
 
@@ -270,7 +302,7 @@ def _choose(result: Discovery, found: list[Candidate]) -> None:
             result.skipped.append((other.entry.rel, f"duplicate for student {student}; graded {instead} instead"))
         e, who = best.entry, best.person
         job = Job(student=student, path=str(e.path) if e.path else e.rel, late=best.late, name=who.name, email=who.email,
-                  problem=e.problem)
+                  problem=e.problem, submitted=best.submitted, submitted_from=best.submitted_from)
         if e.problem:
             result.unreadable.append(job)
             result.skipped.append((e.rel, e.problem))
@@ -278,7 +310,7 @@ def _choose(result: Discovery, found: list[Candidate]) -> None:
             result.jobs.append(job)
 
 
-def discover(submissions: str | Path, assignment: str) -> Discovery:
+def discover(submissions: str | Path, assignment: str, *, file_times: bool = False) -> Discovery:
     src = Path(submissions)
     if not src.exists():
         raise UsageError(f"no such file or folder: {src}")
@@ -292,7 +324,7 @@ def discover(submissions: str | Path, assignment: str) -> Discovery:
         else:
             entries = _folder_entries(src)
         entries.sort(key=lambda e: (e.parts, e.order))
-        result.layout, found = _candidates(entries, assignment)
+        result.layout, found = _candidates(entries, assignment, file_times)
         candidates = {(c.entry.parts, c.entry.order) for c in found}
         for e in entries:
             if (e.parts, e.order) not in candidates and e.name != METADATA:

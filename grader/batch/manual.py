@@ -2,9 +2,9 @@
 question), take back the scores a TA typed into the CSV or into nbgrader's formgrader, and store them
 as staff marks.
 
-An import is all or nothing: every row is checked first (known student and question, a number within
-[0, max points]); the first bad row raises ``ScoreFileError`` naming its row and column and nothing is
-stored. Rows with an empty ``points`` cell are skipped (not graded yet).
+An import is all or nothing: every row is checked first (a student by id, or by the LMS's name or email
+of exactly one student; a known question; a number within [0, max points]); the first bad row raises
+``ScoreFileError`` naming its row and column and nothing is stored. Rows with an empty ``points`` cell are skipped (not graded yet).
 
 A score is bound to the answer it scored (``StoredMark.answer_sha256``): the answer in the row when the
 file has the export's ``answer`` column (what the TA read), else the answer the batch holds now. A
@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ScoreFileError, UsageError
+from ..errors import ScoreFileError, StudentNotFound, UsageError
 from ..fsutil import ensure_writable_dir, write_atomic
 from ..results import MANUAL_CHECK, StaffMark
 from .csvfile import csv_text, unquoted
+from .people import resolve_student
 from .record import BatchRecord, read_record
 from .staff import StoredMark, Target, answer_digest, editing_marks, load_marks, points_allowed
 
@@ -168,12 +169,13 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         if None in row:
             raise ScoreFileError(path, row_number, header[-1], f"the row has {len(header) + len(row[None])} cells, the header {len(header)}")
         student, question = (row.get("student") or "").strip(), (row.get("question") or "").strip()
-        student = student if student in record.students else unquoted(student)
         points_text, comment = (row.get("points") or "").strip(), unquoted((row.get("comment") or "").strip())
         if not student and not question and not points_text:
             continue  # a blank line
-        if student not in record.students:
-            raise ScoreFileError(path, row_number, "student", f"unknown student {student!r} (not in this batch)")
+        try:  # an id, or the LMS's name or email of one student
+            student = resolve_student(record.students, student if student in record.students else unquoted(student))
+        except StudentNotFound as exc:
+            raise ScoreFileError(path, row_number, "student", str(exc)) from None
         if question not in questions:
             raise ScoreFileError(path, row_number, "question",
                                  f"unknown question {question!r}; manual questions: {', '.join(questions)}")

@@ -7,6 +7,7 @@ import json
 import re
 import threading
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 from ..fsutil import write_atomic
@@ -23,7 +24,9 @@ def fmt(x: float) -> str:
 
 
 def write_result(outdir: Path, student: str, result: NotebookResult, key: str) -> None:
-    data = result.to_dict()
+    """results/<student>.json: what the grader decided, with the staff marks; the feedback page also shows the
+    late charge, which the JSON leaves out (a changed late policy never changes it)."""
+    data = replace(result, late=None).to_dict()
     data["cache_key"] = key
     write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
     write_atomic(outdir / "results" / f"{file_stem(student)}.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
@@ -43,6 +46,7 @@ def reasons(result: NotebookResult, notes=()) -> str:
     what applying the staff marks said, such as an override the grader now disagrees with)."""
     parts = [result.reason] if result.reason else []
     parts += [FLAG_WORDS[f] for f in result.flags]
+    parts += [result.late.reason] if result.late is not None else []
     for e in result.exercises:
         for c in e.checks:
             if c.staff is not None and c.staff.kind == "override":
@@ -66,7 +70,7 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
         who = (people or {}).get(student)
         scores = {e.id: e.score for e in r.exercises}
         rows.append([student, r.score, r.max_score, r.pending_points, *(scores.get(i, 0) for i in ids),
-                     r.status, "yes" if "late" in r.flags else "", who.name if who else "", who.email if who else "",
+                     r.status, "yes" if "late" in r.flags or r.late is not None else "", who.name if who else "", who.email if who else "",
                      reasons(r, (notes or {}).get(student, ()))])
     header = ["student_id", "total", "max_score", "pending", *ids, "status", "late", "name", "email", "reason"]
     write_atomic(outdir / "grades.csv", csv_text(header, rows))
@@ -77,6 +81,8 @@ def write_gradescope(outdir: Path, student: str, result: NotebookResult, assignm
     from ..gradescope.results_json import results_from_notebook
 
     data = results_from_notebook(result, assignment, visibility="visible")
+    if result.late is not None:
+        data["output"] += f" Late policy: {result.late.reason}; the score is {result.score:g} instead of {result.points:g}."
     write_atomic(outdir / "gradescope" / file_stem(student) / "results.json", json.dumps(data, indent=2) + "\n")
 
 
@@ -169,11 +175,14 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
                         if grade.manual_score is not None and grade.manual_score == set_aside.get(student, {}).get(e.id):
                             grade.manual_score = None  # seqgrade's own, for an answer the student has changed since
                         if grade.manual_score is None:
-                            grade.needs_manual_grade = True
+                            grade.needs_manual_grade = bool(e.pending_points)  # not for a row with no answer
                 else:
                     grade.auto_score = _points_sum(c.points for c in e.checks)  # the grader's own points
                     grade.manual_score = e.score if marks else None  # an override is nbgrader's manual score
                     grade.needs_manual_grade = False
+            # nbgrader's own place for a late charge: `nbgrader export` gives score = raw score - penalty
+            penalty = _points_sum([r.points - r.score]) if r.late is not None else None
+            gb.find_submission_notebook(notebook, assignment.id, student).late_submission_penalty = penalty
         gb.db.commit()
 
 

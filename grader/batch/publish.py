@@ -35,15 +35,16 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
         save_marks(outdir, assignment.id, bound)
     notes, said, set_aside = [], {}, {}
     final = {}
+    policy = record.policy()
     for student in sorted(graded):
-        done = final_result(student, graded[student], record.students.get(student), bound, keys.get(student, ""))
+        done = final_result(student, graded[student], record.students.get(student), bound, keys.get(student, ""), policy)
         final[student], said[student], set_aside[student] = done.result, done.notes, dict(done.set_aside)
         notes += [f"{student} {note}" for note in done.notes]
     for target in sorted({t.student for t in bound} - set(final)):
         notes.append(f"{target}: staff marks are stored for this student, who is not in this batch")
     phase(f"writing results, feedback pages, grades.csv and the summary to {outdir}")
     for student, result in final.items():
-        outputs.write_result(outdir, student, result, keys.get(student, ""))
+        outputs.write_result(outdir, student, result, keys.get(student, ""))  # without the late charge
         if record.gradescope:
             outputs.write_gradescope(outdir, student, result, assignment)
     outputs.write_grades_csv(outdir, assignment, final, record.students, said)

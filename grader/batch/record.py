@@ -1,9 +1,11 @@
 """``OUTDIR/batch.json``: what a batch knew about its submissions, so later commands (manual export and
 import, overrides, LMS export) can rewrite every output without the submissions at hand.
 
-Per student: the notebook's file name, the LMS's name, email and late flag, the free-text answers of
-the manual questions (read from the notebook JSON, never executed) and whether the notebook is the
-unchanged release. Versioned JSON, written atomically.
+Per student: the notebook's file name, the LMS's name, email and late flag, the submission time the
+export gives (and where it comes from), the free-text answers of the manual questions (read from the
+notebook JSON, never executed) and whether the notebook is the unchanged release; for the batch, the late
+policy in force (``grader.batch.late``). Versioned JSON, written atomically (version 1, without times
+and policy, is still read).
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ if TYPE_CHECKING:  # the registry imports torch: commands that only read OUTDIR 
     from ..registry import Assignment
 
 RECORD_FILE = "batch.json"
-RECORD_SCHEMA_VERSION = 1
+RECORD_SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 LMS_FORMATS = ("canvas", "gradescope")
 
 
@@ -49,6 +52,8 @@ class StudentRecord:
     release_identical: bool = False
     answers: dict = field(default_factory=dict)  # manual question id -> text
     no_notebook: str = ""  # what the student handed in instead of a notebook ("" when a notebook was graded)
+    submitted: str = ""  # ISO 8601 time the export gives ("" when none; a Canvas file time has no offset)
+    submitted_from: str = ""  # where that time comes from, in words
 
     @property
     def flags(self) -> tuple[str, ...]:
@@ -64,6 +69,7 @@ class BatchRecord:
     lms: str = ""  # "", "canvas" or "gradescope": also write the LMS's import CSV
     students: dict = field(default_factory=dict)  # student id -> StudentRecord
     skipped: tuple = ()  # (path, reason) of files that were not graded
+    late_policy: dict = field(default_factory=dict)  # LatePolicy.to_dict() of the policy in force ({}: none)
 
     def gradebook_url(self, outdir: str | Path) -> str:
         return self.db_url or f"sqlite:///{(Path(outdir) / 'gradebook.db').resolve()}"
@@ -75,12 +81,18 @@ class BatchRecord:
 
     @classmethod
     def from_dict(cls, data: dict) -> "BatchRecord":
-        if data.get("version") != RECORD_SCHEMA_VERSION:
+        if data.get("version") not in READABLE_VERSIONS:
             raise ValueError(f"unsupported batch record version {data.get('version')!r}")
         return cls(assignment=data["assignment"], layout=data["layout"], db_url=data["db_url"],
                    gradescope=bool(data.get("gradescope")), lms=data.get("lms", ""),
                    students={k: StudentRecord(**v) for k, v in data["students"].items()},
-                   skipped=tuple(tuple(s) for s in data.get("skipped", ())))
+                   skipped=tuple(tuple(s) for s in data.get("skipped", ())), late_policy=data.get("late_policy") or {})
+
+    def policy(self):
+        """The late policy in force (a ``grader.batch.late.LatePolicy``), or None."""
+        from .late import policy_from_dict
+
+        return policy_from_dict(self.late_policy)[0] if self.late_policy else None
 
 
 def write_record(outdir: str | Path, record: BatchRecord) -> None:

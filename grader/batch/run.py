@@ -23,6 +23,7 @@ from . import outputs
 from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import discover
+from .late import batch_policy
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
 from .staff import load_marks
@@ -42,6 +43,9 @@ class BatchConfig:
     limits: Limits = Limits()
     backend: str = "sandbox"
     lms: str = ""  # "canvas" or "gradescope": also write OUTDIR/<lms>-grades.csv for that gradebook's import
+    late_policy: str | None = None  # a late policy's JSON file (None: the course config's policy, if any)
+    extensions: str | None = None  # a CSV of extensions (student, due, reason), instead of the policy's own
+    file_times: bool = False  # a folder's file times are the submission times
 
 
 @dataclass
@@ -79,7 +83,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     if config.lms and config.lms not in LMS_FORMATS:
         raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
     check_storable_db_url(config.db_url)
-    found = discover(config.submissions, assignment.id)  # raises UsageError before anything is written
+    found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
     outputs.prefetch_gradebook()
     client = None
     workers = None
@@ -100,7 +104,10 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         else:
             workers = Workers(executor)
         # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
-        report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None))
+        policy, late_notes = batch_policy(config.late_policy, config.extensions, assignment.id,
+                                          {j.student: j for j in (*found.jobs, *found.unreadable, *found.without_notebook.values())})
+        report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None), policy)
+        report.notes[:0] = late_notes
     finally:
         if workers is not None:
             workers.close()
@@ -110,7 +117,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     return report
 
 
-def _grade_all(config, assignment, found, outdir, workers: Workers, window: int, progress, phase) -> BatchReport:
+def _grade_all(config, assignment, found, outdir, workers: Workers, window: int, progress, phase, policy) -> BatchReport:
     start = time.monotonic()
     report = BatchReport(total=len(found.jobs), skipped=list(found.skipped), layout=found.layout)
     hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
@@ -136,7 +143,8 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     for job in found.jobs:  # while the workers grade: the notebooks' JSON only (answers, release check)
         facts = read_facts(job.path, assignment)
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
-                                            release_identical=facts.release_identical, answers=facts.answers)
+                                            release_identical=facts.release_identical, answers=facts.answers,
+                                            submitted=job.submitted, submitted_from=job.submitted_from)
     for job, payload in graded:
         key = pending[job.student][1]
         if payload["result"] is not None:
@@ -152,9 +160,11 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         report.results[job.student] = result
         done += 1
         if progress:
-            progress(job.student, final_result(job.student, result, people[job.student], marks, keys.get(job.student, "")).result, done, report.total)
+            progress(job.student, final_result(job.student, result, people[job.student], marks, keys.get(job.student, ""),
+                                               policy).result, done, report.total)
     for job in found.unreadable:  # its archive entry could not be unpacked: the row says why
-        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late)
+        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
+                                            submitted=job.submitted, submitted_from=job.submitted_from)
         report.results[job.student] = missing_result(assignment, os.path.basename(job.path), job.problem)
     for student, job in sorted(found.without_notebook.items()):
         files = found.not_notebooks[student]
@@ -162,7 +172,10 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         report.results[student] = missing_result(assignment, os.path.basename(job.path),
                                                  f"no notebook handed in: {files} is not a notebook (.ipynb)")
     record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=config.db_url or "", gradescope=config.gradescope,
-                         lms=config.lms, students=people, skipped=tuple(tuple(s) for s in report.skipped))
+                         lms=config.lms, students=people, skipped=tuple(tuple(s) for s in report.skipped),
+                         late_policy=policy.to_dict() if policy else {})
+    if policy:
+        phase(f"late policy: {policy.describe()}")
     write_record(outdir, record)
     report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase)
     report.seconds = time.monotonic() - start

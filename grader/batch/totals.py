@@ -1,10 +1,13 @@
 """A student's final result, the one thing every output of a batch totals.
 
 ``final_result`` takes the grader's result and gives what counts: the batch record's flags (late,
-unmodified release) and the staff marks that still hold. Its ``score`` is the student's total
-everywhere: the progress line, the terminal table, grades.csv, the LMS files, the feedback page,
-Gradescope's results.json, the gradebook and the summary page (``score_text`` is how the lines and
-tables write it). A flag changes no points today; a mark replaces its check's points.
+unmodified release), the staff marks that still hold and the late policy's charge. Its ``score`` is the
+student's total everywhere: the progress line, the terminal table, grades.csv, the LMS files, the feedback
+page, Gradescope's results.json, the gradebook and the summary page (``score_text`` is how the lines and
+tables write it). A flag changes no points; a mark replaces its check's points; a late charge scales the
+notebook's points, staff marks included (``grader.batch.late``: a TA who waives lateness gives an
+extension, an override is about a check). When the policy judged a submission's time, the LMS's own late
+flag is dropped: the charge says what the policy made of it.
 
 A manual score is set aside when the student's answer differs from the one it scored: the question's
 points are pending again and the TA is told (``manual stale``). An override always applies; when the
@@ -16,7 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..results import NotebookResult
+from .late import LatePolicy, assess
 from .staff import StoredMark, Target
+
+
+NO_ANSWER = "no answer to grade: the submission has no readable notebook of this assignment"
 
 
 @dataclass(frozen=True)
@@ -31,13 +38,17 @@ def score_text(result: NotebookResult) -> str:
     return f"{result.score:g}/{result.max_score:g}"
 
 
-def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, StoredMark], key: str = "") -> Final:
+def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, StoredMark], key: str = "",
+                 policy: LatePolicy | None = None) -> Final:
     """``graded`` with the flags of ``who`` (the student's batch record; None when not known, then no
-    answer is compared) and exactly the stored marks of ``student`` that hold; marks already on the
-    result are replaced. ``key`` is the cache key of the graded result ("" when none)."""
+    answer is compared), exactly the stored marks of ``student`` that hold (marks already on the result
+    are replaced) and the charge of the late ``policy`` (None: no policy). ``key`` is the cache key of the
+    graded result ("" when none)."""
     notes, set_aside = [], []
     mine = {(t.exercise, t.check): m for t, m in marks.items() if t.student == student}
     answers = who.answers if who is not None else None
+    # a notebook that could not be read (or is another assignment's, or a PDF) has no answer to wait for
+    unanswerable = graded.status != "graded" and answers is not None and not any(a.strip() for a in answers.values())
     used = set()
     exercises = []
     for e in graded.exercises:
@@ -55,13 +66,17 @@ def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, 
                 else:
                     mark = replace(stored.mark, grader_points=c.points)
                     notes += _override_notes(e.id, c.name, c.points, stored, key)
+            if unanswerable and c.status == "manual" and mark is None:
+                c = replace(c, status="missing", message=NO_ANSWER, kind="missing")
             checks.append(replace(c, staff=mark))
         exercises.append(replace(e, checks=tuple(checks)))
     for exercise_id, check in sorted(set(mine) - used):
         notes.append(f"{exercise_id}.{check}: the {mine[(exercise_id, check)].mark.kind} mark is not applied "
                      f"(this result has no such check: status {graded.status})")
-    result = replace(graded, exercises=tuple(exercises), flags=who.flags if who is not None else ())
-    return Final(result, tuple(notes), tuple(set_aside))
+    late = assess(policy, student, who)
+    flags = tuple(f for f in (who.flags if who is not None else ()) if not (late.decided and f == "late"))
+    result = replace(graded, exercises=tuple(exercises), flags=flags, late=late.charge)
+    return Final(result, tuple(notes) + late.notes, tuple(set_aside))
 
 
 def _override_notes(exercise: str, check: str, points: float, stored: StoredMark, key: str) -> list[str]:

@@ -59,10 +59,19 @@ def _points(x: float) -> str:
 
 
 def total_line(result: NotebookResult) -> str:
-    """The notebook's total in words: what the grader scored, and what waits for course staff."""
-    text = f"auto-graded: {result.score:g} of {result.gradable_points:g} points"
+    """The notebook's total in words: what the grader scored, what course staff scored, what waits for
+    them, and a late charge."""
+    marked = [c for e in result.exercises for c in e.checks if c.staff is not None]
+    if marked:
+        staff = sum(c.staff.points for c in marked)
+        text = (f"graded: {result.points:g} of {result.gradable_points:g} points "
+                f"({result.points - staff:g} automatic, {staff:g} by staff)")
+    else:
+        text = f"auto-graded: {result.points:g} of {result.gradable_points:g} points"
     if result.pending_points:
         text += f"; {result.pending_points:g} points pending manual grading"
+    if result.late is not None:
+        text += f"; late: {result.late.credit * 100:g}% credit, {result.score:g} points count"
     return text
 
 
@@ -132,6 +141,7 @@ def render(result: NotebookResult) -> str:
     status = "" if result.status == "graded" else f'<p class="error badge">{escape(result.status)}: {escape(result.reason)}</p>'
     reason = f'<p class="note">{escape(result.reason)}</p>' if result.status == "graded" and result.reason else ""
     reason += "".join(f'<p class="note flag">Note: {escape(FLAG_WORDS[f])}.</p>' for f in result.flags)
+    reason += f'<p class="note flag">Late: {escape(result.late.reason)}.</p>' if result.late is not None else ""
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Feedback: {escape(result.notebook)}</title>'
             f'<style>{CSS}</style></head><body><h1>Feedback for {escape(result.notebook)}</h1>'
             f'<div class="total">Assignment {escape(result.assignment)}: {escape(total_line(result))}</div>'

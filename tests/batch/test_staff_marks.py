@@ -162,9 +162,11 @@ def test_grades_csv_lms_file_pages_gradebook_and_table_give_one_total(marked):
         result, _ = outputs.read_result(out, student)
         assert result.score == total
         page = (out / "feedback" / f"{student}.html").read_text()
-        assert f"auto-graded: {total:g} of" in page
+        assert f"graded: {total:g} of " in page
         assert json.loads((out / "gradescope" / student / "results.json").read_text())["score"] == total
         assert _grade(out, student, QUESTION)[3] == pytest.approx(total)
+    ada = (out / "feedback" / "ada.html").read_text()  # staff points said apart from the grader's
+    assert "graded: 26.5 of 27 points (24.5 automatic, 2 by staff)" in ada and "auto-graded" not in ada
     summary = (out / "summary.html").read_text()
     assert f"mean {sum(totals.values()) / 3:.2f} of 27" in summary
     assert set(read_record(out).students) == set(totals)
