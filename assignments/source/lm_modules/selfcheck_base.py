@@ -1,0 +1,1 @@
+../../selfcheck_base.py

@@ -1,0 +1,9 @@
+"""Makes the zero state float64 whatever the model's dtype: a float32 model fails."""
+
+REPLACE = {
+    'RNNLanguageModel': 'class RNNLanguageModel(nn.Module):\n    def __init__(self, vocab_size, embed_dim, hidden_dim, num_layers):\n        super().__init__()\n        self.hidden_dim = hidden_dim\n        self.embedding = nn.Embedding(vocab_size, embed_dim)\n        self.layers = nn.ModuleList([RNNLayer(embed_dim if i == 0 else hidden_dim, hidden_dim) for i in range(num_layers)])\n        self.classification_head = nn.Linear(hidden_dim, vocab_size)\n\n    def forward(self, tokens):\n        x = self.embedding(tokens)\n        for layer in self.layers:\n            x = layer(x, torch.zeros(x.shape[0], self.hidden_dim, dtype=torch.float64))\n        return self.classification_head(x)',
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'RNNLanguageModel': ['check_language_model_dtypes'],
+}

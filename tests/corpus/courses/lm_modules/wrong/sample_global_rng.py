@@ -1,0 +1,9 @@
+"""Draws from torch's global random stream instead of the generator it is given."""
+
+REPLACE = {
+    'sample_next': 'def sample_next(logits, temperature, generator):\n    if temperature == 0:\n        return torch.argmax(logits, dim=-1)\n    probs = torch.softmax(logits / temperature, dim=-1)\n    return torch.multinomial(probs, 1)[:, 0]',
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'sample_next': ['check_sample_next_reproducible'],
+}

@@ -1,0 +1,9 @@
+"""Multiplies the probabilities by the temperature: multinomial renormalises, so the temperature has no effect."""
+
+REPLACE = {
+    'sample_next': 'def sample_next(logits, temperature, generator):\n    if temperature == 0:\n        return torch.argmax(logits, dim=-1)\n    probs = torch.softmax(logits, dim=-1) * temperature\n    return torch.multinomial(probs, 1, generator=generator)[:, 0]',
+}
+# exercise -> exactly the checks that fail (every other check of every exercise passes)
+FAILS = {
+    'sample_next': ['check_sample_next_temperature'],
+}
