@@ -5,6 +5,6 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'RNNLayer': ['check_rnn_layer_values', 'check_rnn_layer_causality'],
+    'RNNLayer': ['check_rnn_layer_values', 'check_rnn_layer_causality', 'check_rnn_layer_gradients', 'check_rnn_layer_is_stateless'],
 }
-# uncertain: how causality (and gradients) treat a result without a time axis
+# the wrong shape is charged to values; the other checks of the layer are not judged

@@ -5,6 +5,6 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'RNNLanguageModel': ['check_language_model_values'],
+    'RNNLanguageModel': ['check_language_model_parameters', 'check_language_model_values', 'check_language_model_causality', 'check_language_model_batch_equivariance', 'check_language_model_gradients', 'check_language_model_dtypes'],
 }
-# uncertain: raises for num_layers >= 2 with embed_dim != hidden_dim, which may fail the own-function checks
+# raises for num_layers >= 2 with embed_dim != hidden_dim, a valid input: the probe finds no real work

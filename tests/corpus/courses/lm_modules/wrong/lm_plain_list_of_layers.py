@@ -5,6 +5,6 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'RNNLanguageModel': ['check_language_model_parameters', 'check_language_model_values', 'check_language_model_dtypes'],
+    'RNNLanguageModel': ['check_language_model_parameters', 'check_language_model_values', 'check_language_model_causality', 'check_language_model_batch_equivariance', 'check_language_model_gradients', 'check_language_model_dtypes'],
 }
-# uncertain: gradients, causality and batch equivariance may fail too if the unregistered layers stay float32 after .double()
+# the unregistered layers stay float32 after .double(): causality and batch equivariance differ beyond float32's tolerance, gradients are not judged

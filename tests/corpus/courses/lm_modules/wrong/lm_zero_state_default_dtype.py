@@ -5,6 +5,6 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'RNNLanguageModel': ['check_language_model_values', 'check_language_model_causality', 'check_language_model_batch_equivariance', 'check_language_model_gradients', 'check_language_model_dtypes'],
+    'RNNLanguageModel': ['check_language_model_gradients', 'check_language_model_dtypes'],
 }
-# uncertain: every check run on a float64 model fails (the grader's RNNLayer gets a float32 h); which ones are float64 is the grader's choice
+# gradients are not judged: the model computes in float32 only, too coarse for finite differences

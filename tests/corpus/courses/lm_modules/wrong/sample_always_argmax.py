@@ -5,6 +5,6 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'sample_next': ['check_sample_next_distribution', 'check_sample_next_temperature'],
+    'sample_next': ['check_sample_next_distribution', 'check_sample_next_temperature', 'check_sample_next_reproducible'],
 }
-# uncertain: 'different generators give different draws' fails too if the reproducibility check asks it
+# temperature and reproducible are not judged: the argmax draws nothing
