@@ -209,7 +209,7 @@ def scores(result) -> dict:
 def test_corpus_files_are_well_formed_and_large_enough():
     assert validate_entries() == []
     assert len(load("hostile")) >= 20 and len(load("wrong")) >= 30 and len(load("structure")) >= 12
-    assert len(load("forgery")) >= 6 and len(load("degenerate")) >= 5
+    assert len(load("forgery")) >= 6 and len(load("degenerate")) >= 5 and len(load("alternative")) >= 2
 
 
 def test_batch_finishes_within_its_bound_and_leaves_nothing_behind(corpus):
@@ -317,6 +317,14 @@ def test_degenerate_code_earns_nothing(corpus, name):
     assert earned == {}
     assert {ex: pts for ex, pts in scores(result).items() if ex not in entry.data["REPLACE"]} == \
         {ex: pts for ex, pts in FULL.items() if ex not in entry.data["REPLACE"]}
+
+
+@pytest.mark.parametrize("name", [e.name for e in load("alternative")])
+def test_correct_alternative_keeps_full_marks(corpus, name):
+    """Other correct forms (torch.broadcast_shapes, torch.func, einsum, float64 arithmetic, in-place updates)
+    keep every point."""
+    _entry(corpus, f"alternative-{name}")
+    assert scores(_result(corpus, f"alternative-{name}")) == FULL
 
 
 @pytest.mark.parametrize("name", [e.name for e in load("structure")])

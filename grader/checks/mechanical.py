@@ -4,7 +4,8 @@ When the first check that fails finds a difference of type, shape or dtype, the 
 :func:`explain` whether the results the probe saw (:class:`grader.checks.gate.Observation`) become the
 reference's in structure by undoing mechanical steps only:
 
-- a list or tuple of tensors stacked (``torch.stack``), a list or ndarray made a tensor, a tensor an ndarray;
+- a list or tuple of tensors stacked (``torch.stack``), a list or ndarray made a tensor, a tensor or a list
+  of numbers an ndarray;
 - singleton axes added or removed at the front or the back (``keepdim=True``, ``x[None]``, a (1, 1, T) output);
 - floating-point tensors cast to the dtype of the call's floating-point inputs (torch's default dtype when
   there are none), as every reference here returns.
@@ -83,6 +84,11 @@ def _leaf(got, want, args) -> set[tuple] | None:
     elif isinstance(want, np.ndarray):
         if isinstance(got, torch.Tensor) and not got.is_complex():
             got, steps = got.detach().numpy(), ["array"]
+        elif isinstance(got, list) and numbers(got) is not None:
+            try:
+                got, steps = np.asarray(got), ["array"]
+            except ValueError:  # ragged
+                return None
         elif not isinstance(got, np.ndarray):
             return None
     else:
@@ -172,8 +178,8 @@ def _undo(value, steps, dtype):
                 value = torch.stack(list(value))
             elif name == "tensor" and isinstance(value, (np.ndarray, list)):
                 value = torch.as_tensor(np.asarray(value))
-            elif name == "array" and isinstance(value, torch.Tensor):
-                value = value.detach().numpy()
+            elif name == "array" and isinstance(value, (torch.Tensor, list)):
+                value = value.detach().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
             elif name == "cast" and isinstance(value, torch.Tensor) and value.is_floating_point():
                 value = value.to(dtype)
             elif isinstance(value, (torch.Tensor, np.ndarray)):

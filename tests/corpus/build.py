@@ -94,7 +94,7 @@ def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest
         nb = _apply(base, {**honest, **e.data["ATTACK"]}, e.data["ATTACK_CELLS"], values)
         (dest / f"{e.student}.ipynb").write_text(json.dumps(nb, indent=1) + "\n")
         made[e.student] = e
-    for kind in ("forgery", "degenerate"):
+    for kind in ("forgery", "degenerate", "alternative"):
         for e in load(kind) + (generated_degenerate(base) if kind == "degenerate" else []):
             nb = _apply(base, e.data["REPLACE"], e.data.get("INSERT", []), values)
             (dest / f"{e.student}.ipynb").write_text(json.dumps(nb, indent=1) + "\n")
@@ -135,7 +135,7 @@ def validate_entries() -> list[str]:
             problems += [f"{e.name}: unknown check {c}" for c in checks or [] if c not in exercises.get(ex, ())]
     for e in load("hostile"):
         problems += [f"{e.name}: unknown cell {g}" for g in e.data["ATTACK"] if g not in cells]
-    for kind in ("forgery", "degenerate"):
+    for kind in ("forgery", "degenerate", "alternative"):
         for e in load(kind):
             problems += [f"{kind}/{e.name}: unknown cell {g}" for g in e.data["REPLACE"] if g not in cells]
             problems += [f"{kind}/{e.name}: unknown exercise {x}" for x in e.data.get("HONEST", {}) if x not in exercises]
