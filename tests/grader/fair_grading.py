@@ -14,7 +14,7 @@ from grader.registry import get_assignment
 from grader.release import release
 from grader.results import ExerciseResult
 
-from ..corpus.courses import replaced
+from ..corpus.courses import entries, replaced
 
 
 @functools.cache
@@ -48,3 +48,9 @@ def failed(result: ExerciseResult) -> list[str]:
 
 def earned(result: ExerciseResult) -> dict[str, float]:
     return {c.name: c.points for c in result.checks if c.points}
+
+
+def corpus_source(assignment: str, kind: str, name: str) -> str:
+    """The one replaced cell of corpus entry ``kind/name`` of ``assignment`` (tests/corpus/courses/)."""
+    (source,) = next(e for e in entries(assignment, kind) if e.name == name).data["REPLACE"].values()
+    return source

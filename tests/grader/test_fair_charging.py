@@ -5,39 +5,11 @@ import pytest
 
 from grader.registry import get_assignment
 
-from .fair_grading import earned, failed, judged
+from .fair_grading import corpus_source, earned, failed, judged
 
 # --- rule 1: a mechanical difference is charged once ------------------------------------------------
 
-TILED_FLOAT32_ACCUMULATORS = '''
-def tiled_attention(Q, K, V, block_q, block_k, causal=False):
-    Nq, d = Q.shape
-    Nk = K.shape[0]
-    O = torch.empty(Nq, V.shape[-1])  # torch's default dtype, float32, whatever the inputs' dtype
-    lse = torch.empty(Nq)
-    for q0 in range(0, Nq, block_q):
-        Qb = Q[q0:q0 + block_q] / math.sqrt(d)
-        n = Qb.shape[0]
-        m = torch.full((n,), float("-inf"))
-        l = torch.zeros(n)
-        acc = torch.zeros(n, V.shape[-1])
-        k_end = min(Nk, q0 + n) if causal else Nk
-        for k0 in range(0, k_end, block_k):
-            s = (Qb @ K[k0:k0 + block_k].T).float()
-            if causal:
-                rows = torch.arange(q0, q0 + n)[:, None]
-                cols = torch.arange(k0, k0 + s.shape[1])[None, :]
-                s = s.masked_fill(cols > rows, float("-inf"))
-            m_new = torch.maximum(m, s.max(dim=-1).values)
-            alpha = torch.exp(m - m_new)
-            p = torch.exp(s - m_new[:, None])
-            l = l * alpha + p.sum(dim=-1)
-            acc = acc * alpha[:, None] + p @ V[k0:k0 + block_k].float()
-            m = m_new
-        O[q0:q0 + n] = acc / l[:, None]
-        lse[q0:q0 + n] = m + torch.log(l)
-    return O, lse
-'''
+TILED_FLOAT32_ACCUMULATORS = corpus_source("recursive_attention", "wrong", "tiled_float32_accumulators")
 
 
 def test_float32_accumulators_cost_only_the_check_that_finds_the_dtype():
@@ -86,23 +58,7 @@ def test_a_container_an_extra_axis_or_a_dtype_costs_only_the_check_that_owns_it(
 
 # --- rule 2: a property the answer has is paid -------------------------------------------------------
 
-ONLINE_NOT_RESCALED = '''
-def online_softmax_attention(q, K, V, block_size):
-    single = q.ndim == 1
-    Q = q[None] if single else q
-    m = torch.full((Q.shape[0],), float("-inf"), dtype=Q.dtype)
-    l = torch.zeros(Q.shape[0], dtype=Q.dtype)
-    acc = torch.zeros(Q.shape[0], V.shape[-1], dtype=Q.dtype)
-    for start in range(0, K.shape[0], block_size):
-        s = Q @ K[start:start + block_size].T / math.sqrt(Q.shape[-1])
-        m_new = torch.maximum(m, s.max(dim=-1).values)
-        p = torch.exp(s - m_new[:, None])
-        l = l + p.sum(dim=-1)  # never rescaled by exp(m - m_new)
-        acc = acc + p @ V[start:start + block_size]
-        m = m_new
-    y = acc / l[:, None]
-    return y[0] if single else y
-'''
+ONLINE_NOT_RESCALED = corpus_source("recursive_attention", "wrong", "online_running_sum_not_rescaled")
 
 
 def test_a_blockwise_function_with_wrong_values_is_judged_for_memory():
