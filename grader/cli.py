@@ -444,6 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
                                               "grade the submission and write results/results.json")
     p.add_argument("--root", metavar="DIR", help="the autograder folder (default $SEQGRADE_AUTOGRADER_ROOT or /autograder)")
     p.set_defaults(func=cmd_gradescope_run)
+    from .audit.cli import add_audit_parser
+    add_audit_parser(sub)
     return parser
 
 

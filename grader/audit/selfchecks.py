@@ -1,0 +1,122 @@
+"""Run a notebook's self-check cells the way a student's kernel does: the code cells in order in one
+namespace, with the course's ``selfcheck`` module (from the release folder) importable, each self-check
+cell after the cells above it. A self-check cell that raises (or runs past the time budget) is what the
+student sees as a failure; a cell of their own that raises is seen too.
+
+In-process, like ``tests/test_selfchecks.py``: the code is the instructor's solution with one change, and
+a kernel would cost seconds per mutant for the same verdict. Hypothesis does not shrink here: only the
+verdict counts, not the smallest counterexample a student would read.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import signal
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import nbformat
+
+from ..execute import fresh_namespace
+from ..notebook import SELF_CHECK_MARKER, is_test_cell
+from .model import SelfCheckVerdict
+
+
+class OutOfTime(BaseException):
+    """The time budget ran out (a BaseException, so no ``except Exception`` in the code swallows it)."""
+
+
+def grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "") or ""
+
+
+def is_selfcheck(cell) -> bool:
+    return cell.cell_type == "code" and (grade_id(cell).startswith("selfcheck_")
+                                         or cell.source.lstrip().startswith(SELF_CHECK_MARKER))
+
+
+def load_selfcheck_module(folder: Path):
+    """The release folder's ``selfcheck.py`` as a fresh module (its helper ``selfcheck_base`` beside it),
+    with hypothesis's shrinking turned off."""
+    spec = importlib.util.spec_from_file_location("selfcheck", folder / "selfcheck.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(folder))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(folder))
+    settings = getattr(module, "_SETTINGS", None)
+    if settings is not None:
+        from hypothesis import Phase, settings as Settings
+
+        module._SETTINGS = Settings(settings, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+    return module
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float | None):
+    """Raise OutOfTime in this thread after ``seconds`` of wall-clock time (main thread only; else no limit)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise OutOfTime()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+
+
+def run_selfchecks(notebook: Path, module, *, after: str = "", budget_s: float | None = 60.0,
+                   wrap=None) -> SelfCheckVerdict:
+    """Run the notebook's cells in order and its self-check cells that come after the cell ``after``
+    (all of them when it is empty: earlier ones ran before that cell existed); the first that fails is the
+    verdict. ``wrap(namespace)``, when given, is called before each self-check cell runs (to record calls)."""
+    nb = nbformat.read(notebook, as_version=4)
+    ns = fresh_namespace()
+    reached = not after
+    saved = sys.modules.get("selfcheck")
+    sys.modules["selfcheck"] = module
+    sink = io.StringIO()
+    try:
+        with time_budget(budget_s), warnings.catch_warnings(), contextlib.redirect_stdout(sink), \
+                contextlib.redirect_stderr(sink):
+            warnings.simplefilter("ignore")
+            for cell in nb.cells:
+                if cell.cell_type != "code":
+                    continue
+                selfcheck = is_selfcheck(cell)
+                if not selfcheck and is_test_cell(cell):
+                    continue  # a hidden test (empty in a release)
+                if selfcheck and not reached:
+                    continue
+                if selfcheck and wrap is not None:
+                    wrap(ns)
+                try:
+                    exec(compile(cell.source, f"<{grade_id(cell) or 'cell'}>", "exec"), ns)
+                except OutOfTime:
+                    return SelfCheckVerdict("timeout", grade_id(cell), f"still running after {budget_s:g} s")
+                except BaseException as exc:
+                    return SelfCheckVerdict("failed" if selfcheck else "error", grade_id(cell), _first_line(exc))
+                reached = reached or grade_id(cell) == after
+    except OutOfTime:  # between two cells
+        return SelfCheckVerdict("timeout", "", f"still running after {budget_s:g} s")
+    finally:
+        if saved is None:
+            sys.modules.pop("selfcheck", None)
+        else:
+            sys.modules["selfcheck"] = saved
+    return SelfCheckVerdict("ok")
