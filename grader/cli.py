@@ -433,6 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
     p.add_argument("--lms", choices=("canvas", "gradescope"), required=True, help="the gradebook to import it into")
     p.set_defaults(func=cmd_export_grades)
+    from .batch.similarity_command import add_parser as add_similarity
+    add_similarity(sub)
     from .gradescope.config import VISIBILITIES
     p = sub.add_parser("gradescope-autograder", help="write the autograder zip to upload to Gradescope for one assignment")
     p.add_argument("assignment", help="assignment id (see `seqgrade list`)")

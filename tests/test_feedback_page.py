@@ -34,7 +34,7 @@ def test_page_shows_properties_staff_marks_and_pending_points():
     page = render(result)
     spec = get_assignment("sequence_models").exercise("seq2col")
     assert spec.checks[1].property in page and f'<code class="fn">{spec.checks[1].name}</code>' in page
-    assert "auto-graded: 4 of 5 points; 2 points pending manual grading" == total_line(result)
+    assert "graded: 4 of 5 points (0.5 automatic, 3.5 by staff); 2 points pending manual grading" == total_line(result)
     assert total_line(result) in page
     # the override: staff points, reason and what the grader gave; the manual mark: its points
     assert "Course staff set 1 point (TA Kim); the grader had given 0." in page
@@ -103,7 +103,7 @@ def test_terminal_summary_gives_the_same_total_in_one_line():
     console = Console(record=True, width=200)
     print_summary(_result(), console)
     text = console.export_text()
-    assert "nb.ipynb: auto-graded: 4 of 5 points; 2 points pending manual grading" in text
+    assert "nb.ipynb: graded: 4 of 5 points (0.5 automatic, 3.5 by staff); 2 points pending manual grading" in text
     assert "pending" in text.split("ar_fit_interpretation", 1)[1].splitlines()[0]
 
 

@@ -109,7 +109,7 @@ def test_summary_bars_stay_in_their_cells_and_failures_are_grouped_by_kind(pages
     _, _, summary = pages
     assert "<script" not in summary.read_text()
     seen = _measure(summary)
-    assert "wrong values" in seen["text"] and "failures by kind" in seen["text"]
+    assert "wrong values" in seen["text"] and "most common failure messages" in seen["text"]
     assert seen["rows"]
     for row in seen["rows"]:
         bar, cell = row["bar"], row["barCell"]

@@ -1,5 +1,6 @@
 """What a batch reads from a submitted notebook's JSON besides its grade: the free-text answers of the
-manual questions, and whether it is the released notebook handed back unchanged.
+manual questions, whether it is the released notebook handed back unchanged, and its code cells (for the
+similarity report).
 
 Both are read in the trusted process from the parsed JSON only (``grader.notebook.read_notebook``);
 nothing in the notebook is executed or imported.
@@ -10,7 +11,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..errors import InvalidNotebook, SeqgradeError
-from ..notebook import read_notebook
+from ..notebook import is_test_cell, read_notebook
 from ..registry import Assignment
 
 MAX_ANSWER_CHARS = 20_000  # an answer longer than this is cut (and says so) in the exported pages
@@ -20,6 +21,7 @@ MAX_ANSWER_CHARS = 20_000  # an answer longer than this is cut (and says so) in 
 class NotebookFacts:
     answers: dict = field(default_factory=dict)  # manual question id -> the student's text ("" when absent)
     release_identical: bool = False
+    code: str = ""  # the student's code cells, test cells left out (the similarity report compares them)
 
 
 def _text(cell: dict) -> str:
@@ -82,6 +84,12 @@ def manual_answers(cells: list, assignment: Assignment) -> dict[str, str]:
     return answers
 
 
+def student_code(cells: list) -> str:
+    """The code a student wrote or kept: the notebook's code cells in order, test cells left out."""
+    return "\n".join(_text(c).rstrip() + "\n" for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
+                     and not is_test_cell(c) and _text(c).strip())
+
+
 def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
     """The facts of one submitted notebook; an unreadable one has no answers and is not the release."""
     try:
@@ -93,4 +101,4 @@ def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
         identical = is_release_identical(cells, assignment)
     except (OSError, SeqgradeError):  # the assignment's source is not at hand (an installed copy without it)
         identical = False
-    return NotebookFacts(answers=manual_answers(cells, assignment), release_identical=identical)
+    return NotebookFacts(answers=manual_answers(cells, assignment), release_identical=identical, code=student_code(cells))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import OutputNotWritable, UsageError
-from ..fsutil import ensure_writable_dir
+from ..fsutil import ensure_writable_dir, write_atomic
 from ..registry import get_assignment
 from ..results import NotebookResult
 from ..sandbox.limits import Limits
@@ -24,6 +24,7 @@ from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import discover
 from .late import batch_policy
+from .similarity import code_path, write_similarity
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
 from .staff import load_marks
@@ -145,6 +146,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
                                             release_identical=facts.release_identical, answers=facts.answers,
                                             submitted=job.submitted, submitted_from=job.submitted_from)
+        write_atomic(code_path(outdir, job.student), facts.code)
     for job, payload in graded:
         key = pending[job.student][1]
         if payload["result"] is not None:
@@ -176,6 +178,8 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
                          late_policy=policy.to_dict() if policy else {})
     if policy:
         phase(f"late policy: {policy.describe()}")
+    phase(f"comparing the code of {len(found.jobs)} notebooks (similarity)")
+    write_similarity(outdir, assignment, [job.student for job in found.jobs])
     write_record(outdir, record)
     report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase)
     report.seconds = time.monotonic() - start

@@ -1,4 +1,9 @@
-"""The instructor's summary page of a batch: score histogram and item analysis."""
+"""The instructor's summary page of a batch: score histogram, item analysis, late work and similar submissions.
+
+Item analysis counts graded work only: a notebook that could not be read, another assignment's, or the
+release handed back unchanged says nothing about how the class did on an exercise. Per check it gives the
+pass rate and the three most common failure messages (their first line: what went wrong, without the
+counterexample's reproduction snippet), so the instructor sees which mistake the class made."""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,6 +15,9 @@ from ..checks.base import FAILURE_KINDS
 from ..registry import Assignment
 from ..results import NotebookResult
 from .html import CSS
+
+MESSAGES_SHOWN = 3
+MESSAGE_CHARS = 200
 
 
 def histogram_svg(totals: list[float], max_score: float, width: int = 480, height: int = 160) -> str:
@@ -47,9 +55,24 @@ def _bar(rate: float) -> str:
     return (f'<div class="bar" title="{rate:.0%} passed"><div style="width:{rate * 100:.1f}%"></div></div>')
 
 
+def message_key(message: str) -> str:
+    """What a failure message says, for counting alike ones: its first line, cut short."""
+    line = (message or "").strip().splitlines()[0] if (message or "").strip() else ""
+    return line if len(line) <= MESSAGE_CHARS else line[:MESSAGE_CHARS - 1] + "…"
+
+
+def _messages(outcomes) -> str:
+    """The most common failure messages of a check's outcomes, commonest first."""
+    counts = Counter(message_key(c.message) or FAILURE_KINDS.get(c.kind, c.kind or c.status) for c in outcomes
+                     if c.status not in ("passed", "manual"))
+    shown = "".join(f"<li>{count}× {escape(text)}</li>" for text, count in counts.most_common(MESSAGES_SHOWN))
+    more = len(counts) - MESSAGES_SHOWN
+    return f"<ul>{shown}</ul>" + (f'<div class="note">and {more} other message{"s" if more > 1 else ""}</div>' if more > 0 else "")
+
+
 def item_rows(assignment: Assignment, graded: list[NotebookResult]) -> list[str]:
     """One row per exercise (the kind of its first failure, by notebook) and one per check (pass rate and
-    the kinds of its failures)."""
+    its most common failure messages)."""
     rows = []
     for ex in assignment.exercises:
         results = [e for r in graded for e in r.exercises if e.id == ex.id]
@@ -66,10 +89,9 @@ def item_rows(assignment: Assignment, graded: list[NotebookResult]) -> list[str]
         for chk in ex.checks or ():
             outcomes = [c for e in results for c in e.checks if c.name == chk.name]
             passed = sum(c.status == "passed" for c in outcomes)
-            kinds = Counter(c.kind for c in outcomes if c.status not in ("passed", "manual"))
             rate = passed / len(outcomes) if outcomes else 0.0
             rows.append(f'<tr><td></td><td>{escape(chk.property)}<br><code class="fn">{escape(chk.name)}</code></td>'
-                        f"<td>{passed}/{len(outcomes)}</td><td>{_bar(rate)}</td><td><ul>{_kinds(kinds)}</ul></td></tr>")
+                        f"<td>{passed}/{len(outcomes)}</td><td>{_bar(rate)}</td><td>{_messages(outcomes)}</td></tr>")
     return rows
 
 
@@ -77,11 +99,33 @@ SUMMARY_CSS = ".bar{width:100%;max-width:100%;height:.8rem;background:#eee;borde
               ".bar>div{height:100%;background:#3a7bd5} tr.exercise td{background:#fafafa}"
 
 
+def late_section(results: dict[str, NotebookResult]) -> str:
+    """Who was charged for lateness, and how much (or who the LMS marked late, without a policy)."""
+    charged = {s: r for s, r in results.items() if r.late is not None}
+    flagged = sorted(s for s, r in results.items() if "late" in r.flags)
+    if not charged and not flagged:
+        return ""
+    rows = "".join(f"<tr><td>{escape(s)}</td><td>{r.late.credit:.0%}</td><td>{r.score:g} of {r.points:g}</td>"
+                   f"<td>{escape(r.late.reason)}</td></tr>" for s, r in sorted(charged.items()))
+    table = ("<table><colgroup><col style='width:14%'><col style='width:8%'><col style='width:12%'><col></colgroup>"
+             f"<tr><th>student</th><th>credit</th><th>total</th><th>why</th></tr>{rows}</table>") if rows else ""
+    lms = (f'<p class="note">Marked late by the LMS, no late policy applied: {escape(", ".join(flagged))}</p>'
+           if flagged else "")
+    return f"<section><h2>Late work ({len(charged) + len(flagged)})</h2>{table}{lms}</section>"
+
+
 def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
-    """Instructor summary: score histogram and item analysis (pass rates and failure kinds per exercise and check)."""
+    """Instructor summary: score histogram, item analysis (pass rates and failure messages per exercise and
+    check, over graded work), late work and the similarity report's clusters."""
+    from ..batch.identity import file_stem
+    from ..batch.similarity import read_report
+    from .similarity import pair_name, summary_section
+
     n = len(results)
     totals = [r.score for r in results.values()]
-    graded = [r for r in results.values() if r.status == "graded"]  # unreadable notebooks say nothing about items
+    # work that says how the class did: not unreadable notebooks, not the release handed back unchanged
+    graded = [r for r in results.values() if r.status == "graded" and "release_identical" not in r.flags]
+    excluded = n - len(graded)
     rows = item_rows(assignment, graded)
     statuses = Counter(r.status for r in results.values())
     mean = sum(totals) / n if n else 0.0
@@ -92,10 +136,15 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
             f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
             + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
             + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
-            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2><table><colgroup><col style='width:3%'>"
-              "<col style='width:44%'><col style='width:9%'><col style='width:12%'><col></colgroup>"
+            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2>"
+            + (f'<p class="note">{excluded} not counted: not readable, another assignment, or the release unchanged.</p>'
+               if excluded else "")
+            + "<table><colgroup><col style='width:3%'>"
+              "<col style='width:34%'><col style='width:8%'><col style='width:10%'><col></colgroup>"
               "<tr><th></th><th>exercise / check</th><th>passed</th><th>pass rate</th>"
-              "<th>failures by kind</th></tr>" + "".join(rows) + "</table></section>"
+              "<th>most common failure messages</th></tr>" + "".join(rows) + "</table></section>"
+            + late_section(results)
+            + summary_section(read_report(outdir), lambda p: pair_name(file_stem(p.a), file_stem(p.b)))
             + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
             + "</body></html>\n")
     write_atomic(outdir / "summary.html", html)
