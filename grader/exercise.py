@@ -24,8 +24,10 @@ class Check:
     hint: str = ""  # for wrong values; other kinds of failure get hints of their own (checks.base.KIND_HINTS)
     # "reference": compares values with the reference; "format": compares only types, shapes and dtypes
     # with it; "own": a property of the student's own function. After the first failure of a reference or
-    # format check, another one's failure says "not judged" instead of repeating the difference; format
-    # and own checks pay only when the exercise's probe finds that the function does real work.
+    # format check, another one's failure says "not judged" instead of repeating the difference; no check
+    # pays when the exercise's probe finds that the function does no real work, and format and own
+    # checks are not even run then. The function's docstring ends with a sentence saying when the check
+    # cannot be judged (``undecidable``).
     judges: str = "reference"
     hints: Mapping[str, str] = field(default_factory=dict)  # failure kind -> hint, overriding the defaults
 

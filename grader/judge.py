@@ -1,11 +1,16 @@
-"""Judge one exercise: run its checks with stand-ins in place of the functions it builds on, gate the
-properties that trivial code would pass, and name one root cause.
+"""Judge one exercise: run its checks with stand-ins in place of the functions it builds on, pay nothing
+for code that does no real work, charge a mechanical difference once, and name one root cause.
 
-Rules (docs/architecture.md, "Grades a TA can defend"):
+Rules (docs/architecture.md, "Checks, and grades a TA can defend"):
 - the exercise's function is called with grader-served stand-ins for the student functions it uses
   (:mod:`grader.standins`), so a wrong, missing or hanging helper costs only its own exercise;
-- checks that judge ``format`` or ``own`` properties pay only when the exercise's probe finds that the
-  function does real work (not a constant, zeros, an echo, or an exception on every valid input);
+- the exercise's probe (:class:`grader.checks.gate.Probe`) decides whether the function does real work;
+  when it does not, no check pays (format and own checks are not run; a values check still runs so its
+  counterexample is shown);
+- when the first failing check finds a type, shape or dtype difference that mechanical steps undo on
+  every case the probe saw (:mod:`grader.checks.mechanical`), that check is charged and the later ones
+  judge the results with the steps undone, at the precision the answer was computed in;
+- an own check never charges a format difference: it is then "not judged";
 - after the first check that shows a difference from the reference, a later reference check that
   fails says "not judged" instead of repeating the counterexample;
 - the first thing that went wrong is the exercise's ``root_cause``, shown first in the feedback.
