@@ -24,6 +24,7 @@ def print_batch_summary(console: Console, report, outdir: Path) -> None:
         console.print(f"skipped {path}: {why}", markup=False, highlight=False)
     for note in getattr(report, "notes", ()):
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
-    for name in ("grades.csv", "summary.html", "results/", "feedback/", "gradebook.db", "canvas-grades.csv", "gradescope-grades.csv"):
+    for name in ("grades.csv", "summary.html", "results/", "feedback/", "similarity/index.html", "gradebook.db",
+                 "canvas-grades.csv", "gradescope-grades.csv"):
         if (outdir / name).exists() or name.endswith("/"):
             console.print(f"  {outdir / name}", markup=False, highlight=False)
