@@ -63,6 +63,8 @@ def check_attention_partial(attention_partial) -> bool:
         s, v = _state(attention_partial(q, K, V), "attention_partial")
         _require(s.shape == (Nq,) and v.shape == (Nq, 2),
                  f"Nq={Nq}, Nk={Nk}: s and v should have shapes ({Nq},) and ({Nq}, 2); got {tuple(s.shape)}, {tuple(v.shape)}")
+        _require(s.dtype == q.dtype and v.dtype == V.dtype, f"Nq={Nq}, Nk={Nk}: for float64 inputs s and v should be "
+                                                            f"float64 too; got {s.dtype} and {v.dtype}")
         if Nk == 0:
             _require(bool(torch.all(s == -math.inf)) and bool(torch.all(v == 0)),
                      f"with no keys the state must be s = -inf, v = 0; got s = {s.tolist()}, v = {v.tolist()}")
@@ -71,8 +73,20 @@ def check_attention_partial(attention_partial) -> bool:
         _require(bool(torch.isfinite(s2).all() and torch.isfinite(v2).all()),
                  f"Nq={Nq}, Nk={Nk}, d={d}: with scores around 1e4 the state is not finite (exp overflowed)")
 
+    @_SETTINGS
+    @given(st.integers(2, 4), st.integers(1, 5), st.integers(1, 4), st.integers(0, 999))
+    def several_queries(Nq, Nk, d, seed):
+        q, K, V = _randn(seed, Nq, d), _randn(seed + 1, Nk, d), _randn(seed + 2, Nk, 3)
+        s, v = _state(attention_partial(q, K, V), "attention_partial")
+        want_v, want_s = _softmax_attention(q, K, V)
+        _require(_close(s, want_s) and _close(v, want_v),
+                 f"{Nq} queries, Nk={Nk}, d={d}: each row of (s, v) should be that query's state, as if it were "
+                 f"alone; the rows differ by up to {float(max((s - want_s).abs().max(), (v - want_v).abs().max())):.3g} "
+                 f"(softmax and logsumexp over the keys, the last axis)")
+
     return (_run("attention_partial: the worked example", worked_example)
-            & _run("attention_partial: shapes, no keys, huge scores", shapes_empty_and_huge))
+            & _run("attention_partial: shapes, dtypes, no keys, huge scores", shapes_empty_and_huge)
+            & _run("attention_partial: several queries at once", several_queries))
 
 
 def check_merge(merge) -> bool:
@@ -92,22 +106,52 @@ def check_merge(merge) -> bool:
         _require(_close(left[0], right[0]) and _close(left[1], right[1]),
                  f"merge(merge(a, b), c) = ({float(left[0]):.6f}, {left[1].tolist()}) but merge(a, merge(b, c)) = "
                  f"({float(right[0]):.6f}, {right[1].tolist()}): the merge is not associative")
+        s, v = _state(merge(b, a), "merge")
+        _require(_close(s, math.log(4)) and _close(v, [5.0]),
+                 f"merge(b, a) should equal merge(a, b) = (log 4, [5]); got ({float(s):.6f}, {v.tolist()})")
 
     def empty_and_extremes():
         t = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
-        a, empty = (t(0.5), t([1.0, -2.0])), (t(-math.inf), t([0.0, 0.0]))
+        a, empty = (t(0.5), t([1.0, -2.0, 4.0])), (t(-math.inf), t([0.0, 0.0, 0.0]))
         for x, y, what in ((a, empty, "merge(a, empty)"), (empty, a, "merge(empty, a)")):
             s, v = _state(merge(x, y), "merge")
-            _require(_close(s, 0.5) and _close(v, [1.0, -2.0]), f"{what} should be a = (0.5, [1, -2]); got ({float(s)}, {v.tolist()})")
+            _require(_close(s, 0.5) and _close(v, [1.0, -2.0, 4.0]),
+                     f"{what} should be a = (0.5, [1, -2, 4]); got ({float(s)}, {v.tolist()})")
         s, v = _state(merge(empty, empty), "merge")
         _require(float(s) == -math.inf and bool(torch.all(v == 0)),
-                 f"merge(empty, empty) should be empty (-inf, [0, 0]); got ({float(s)}, {v.tolist()}) (watch for -inf - -inf = nan)")
+                 f"merge(empty, empty) should be empty (-inf, [0, 0, 0]); got ({float(s)}, {v.tolist()}) (watch for "
+                 f"-inf - -inf = nan)")
         s, v = _state(merge((t(1e4), t([1.0])), (t(1e4 + math.log(3)), t([5.0]))), "merge")
         _require(_close(s, 1e4 + math.log(4)) and _close(v, [4.0]),
                  f"merge((1e4, [1]), (1e4 + log 3, [5])) should be (1e4 + log 4, [4]); got ({float(s)}, {v.tolist()})")
+        for x, y, what in (((t(0.0), t([1.0])), (t(800.0), t([5.0])), "merge((0, [1]), (800, [5]))"),
+                           ((t(800.0), t([5.0])), (t(0.0), t([1.0])), "merge((800, [5]), (0, [1]))")):
+            s, v = _state(merge(x, y), "merge")
+            _require(_close(s, 800.0) and _close(v, [5.0]),
+                     f"{what} should be (800, [5]) to float precision (e^-800 is 0 next to 1); got ({float(s)}, "
+                     f"{v.tolist()}) (scale by the larger of the two s, so no exp overflows)")
 
-    return (_run("merge: the worked example, by hand, and associativity", by_hand)
-            & _run("merge: the empty state and huge scores", empty_and_extremes))
+    @_SETTINGS
+    @given(st.integers(2, 4), st.integers(1, 3), st.integers(0, 999))
+    def batched(Nq, dv, seed):
+        rng = np.random.default_rng(seed)
+        s_a, s_b = (torch.from_numpy(rng.normal(0, 3, Nq)) for _ in range(2))
+        s_b[0] = -math.inf  # one query whose second key set is empty
+        v_a, v_b = _randn(seed, Nq, dv), _randn(seed + 1, Nq, dv)
+        v_b[0] = 0
+        s, v = _state(merge((s_a, v_a), (s_b, v_b)), "merge")
+        _require(s.shape == (Nq,) and v.shape == (Nq, dv),
+                 f"states of {Nq} queries (s of shape ({Nq},), v of shape ({Nq}, {dv})): the merge should have the "
+                 f"same shapes; got {tuple(s.shape)} and {tuple(v.shape)}")
+        for i in range(Nq):
+            s_i, v_i = _state(merge((s_a[i], v_a[i]), (s_b[i], v_b[i])), "merge")
+            _require(_close(s[i], s_i) and _close(v[i], v_i),
+                     f"states of {Nq} queries: row {i} of the merge should be the merge of row {i} of each state; "
+                     f"got ({float(s[i]):.6f}, {v[i].tolist()}) instead of ({float(s_i):.6f}, {v_i.tolist()})")
+
+    return (_run("merge: the worked example, by hand, associativity and order", by_hand)
+            & _run("merge: the empty state, huge and distant scores", empty_and_extremes)
+            & _run("merge: states of several queries at once", batched))
 
 
 def _peak_memory_mib(fn):
@@ -136,6 +180,8 @@ def check_online_softmax_attention(online_softmax_attention) -> bool:
         want = _softmax_attention(q, K, V)[0]
         _require(isinstance(y, torch.Tensor) and y.shape == want.shape,
                  f"q of shape {tuple(q.shape)}, Nk={Nk}: expected a tensor of shape {tuple(want.shape)}; got {getattr(y, 'shape', y)}")
+        _require(y.dtype == q.dtype, f"q of shape {tuple(q.shape)}: for float64 inputs the result should be float64; got "
+                                     f"{y.dtype} (keep the running max, sum and output in the inputs' dtype)")
         _require(_close(y, want), f"q of shape {tuple(q.shape)}, Nk={Nk}, d={d}, block_size={block}: the result differs "
                                   f"from softmax(q K^T / sqrt(d)) V by {float((y - want).abs().max()):.3g}")
         y2 = online_softmax_attention(q * 1e4, K, V, block)
@@ -169,6 +215,9 @@ def check_tiled_attention(tiled_attention) -> bool:
             scores = scores.masked_fill(torch.ones(Nq, Nk, dtype=torch.bool).triu(1), -math.inf)
         call = f"Nq={Nq}, Nk={Nk}, d={d}, block_q={block_q}, block_k={block_k}, causal={causal}"
         _require(isinstance(O, torch.Tensor) and O.shape == want.shape, f"{call}: O should have shape {tuple(want.shape)}")
+        _require(O.dtype == Q.dtype and isinstance(lse, torch.Tensor) and lse.dtype == Q.dtype,
+                 f"{call}: for float64 inputs O and lse should be float64 too; got {O.dtype} and "
+                 f"{getattr(lse, 'dtype', type(lse).__name__)} (make the buffers and running values in Q.dtype)")
         _require(_close(O, want), f"{call}: O differs from torch's scaled_dot_product_attention by "
                                   f"{float((O - want).abs().max()):.3g}")
         _require(isinstance(lse, torch.Tensor) and _close(lse, torch.logsumexp(scores, -1)),
@@ -191,7 +240,38 @@ def check_attention_io(attention_io) -> bool:
         _require(tuple(got) == (4456448, 917504), f"attention_io(1024, 64, 65536) should be (4456448, 917504), the "
                                                   f"worked example; got {got}")
 
-    return _run("attention_io: the worked example", worked_example)
+    @_SETTINGS
+    @given(st.integers(1, 300), st.integers(1, 8), st.integers(1, 40), st.integers(0, 7))
+    def whole_blocks(N, d, rows, extra):
+        M = 4 * d * rows + extra * d // 2  # a few elements short of the next whole row of a block, or none
+        got, whole = attention_io(N, d, M), attention_io(N, d, 4 * d * rows)
+        _require(isinstance(got, tuple) and len(got) == 2 and all(type(x) is int for x in got),
+                 f"attention_io({N}, {d}, {M}) should return a pair of ints; got {got!r}")
+        _require(got == whole, f"M = {M} and M = {4 * d * rows} give the same whole number of rows per block, "
+                               f"B = M // (4d) = {rows}, so the same counts; got {got} and {whole}")
+        B = rows
+        for n in (B, B + 1, 2 * B + 1):
+            passes = (attention_io(n, d, 4 * d * B)[1] - 2 * n * d) / (3 * n * d)
+            _require(passes == -(-n // B), f"with blocks of B = {B} rows, N = {n} keys make {-(-n // B)} key blocks "
+                                           f"(a last, partial block is still a pass over Q and O); your flash count "
+                                           f"makes {passes:g}")
+
+    def too_small():
+        for N, d in ((5, 1), (9, 3), (17, 8)):
+            try:
+                attention_io(N, d, 4 * d - 1)
+            except ValueError:
+                pass
+            else:
+                raise PropertyFailed(f"attention_io({N}, {d}, {4 * d - 1}) should raise ValueError: M < 4d, so not one "
+                                     f"row of a block fits")
+            got = attention_io(N, d, 4 * d)
+            _require(isinstance(got, tuple) and len(got) == 2, f"attention_io({N}, {d}, {4 * d}) fits blocks of one row "
+                                                               f"and should return the counts; got {got!r}")
+
+    return (_run("attention_io: the worked example", worked_example)
+            & _run("attention_io: whole rows per block, a partial last block", whole_blocks)
+            & _run("attention_io: M < 4d raises ValueError, M = 4d does not", too_small))
 
 
 one_line_checks(globals())
