@@ -72,7 +72,9 @@ def require(ok: bool, message: str) -> None:
 
 
 def randn(seed, *shape):
-    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape))
+    """Standard normal float64 numbers of the given shape, reproducible from ``seed`` (a stream of their own,
+    so the self-checks' examples are not the grader's)."""
+    return torch.from_numpy(np.random.default_rng([seed, 29]).standard_normal(shape))
 
 
 def one_line_checks(namespace: dict) -> None:

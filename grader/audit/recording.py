@@ -102,20 +102,45 @@ def same_answers(mutant: list, solution: list) -> bool:
         m[0] == s[0] and m[1] == s[1] and same(m[2], s[2]) for m, s in zip(mutant, solution))
 
 
-def recording(function: Callable, name: str, log: list, depth: list) -> Callable:
-    """``function`` with its outermost calls' arguments written to ``log`` as (name, digest, shown)."""
+def recording(function: Callable, name: str, log: list, active: list) -> Callable:
+    """``function`` that, while ``active`` is not empty, writes each outermost call to ``log`` as
+    (name, digest of the arguments, the call as text, what it returned)."""
+    depth: list = []
 
     def recorded(*args, **kwargs):
-        if not depth:
-            shown = ", ".join([_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()])
-            log.append((name, digest([*args, *kwargs.values()]), f"{name}({shown})"))
+        if not active or depth:
+            return function(*args, **kwargs)
+        shown = ", ".join([_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()])
+        key = digest([*args, *kwargs.values()])
         depth.append(1)
         try:
-            return function(*args, **kwargs)
+            value = function(*args, **kwargs)
         finally:
             depth.pop()
+        log.append((name, key, f"{name}({shown})", value))
+        return value
 
     return recorded
+
+
+def distinctive(value) -> bool:
+    """Whether a result holds a number a student could not guess from the exercise's wording alone: an
+    integer of two digits or more, or a finite number that is not a whole number (a count, a weight, a
+    sine), as opposed to masks of 0 and -inf, indicator values and empty results."""
+    array = _array(value)
+    if array is not None:
+        if array.dtype.kind not in "biuf" or array.size > 10**6:
+            return False
+        numbers = array.astype(np.float64).ravel()
+        finite = numbers[np.isfinite(numbers)]
+        return bool(np.any((np.abs(finite) >= 10) | (finite != np.round(finite))))
+    if isinstance(value, (list, tuple)):
+        return any(distinctive(v) for v in value)
+    if isinstance(value, dict):
+        return any(distinctive(v) for v in value.values())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return math.isfinite(value) and (abs(value) >= 10 or value != round(value))
+    return False
 
 
 def _short(value) -> str:

@@ -21,6 +21,7 @@ from ..sandbox.limits import Limits
 from .model import AuditError, AuditReport, Floors, MutantOutcome, SelfCheckVerdict
 from .mutants import Mutant, make_mutants, solution_cells
 from .summary import summarise
+from .recording import distinctive
 from .triage import Triage, read_triage
 from .worker import SOLUTION, job, run_job, selfcheck_calls
 
@@ -139,15 +140,15 @@ def _baseline(payload: dict, assignment: Assignment) -> dict:
 
 
 def _leaks(assignment: Assignment, solution: Path, folder: Path) -> tuple[str, ...]:
-    """Self-check calls whose arguments the grader's checks also use: the worked example printed for them
-    would give the expected value of a graded case away."""
+    """Self-check calls on the very arguments of a case the grader checks, whose result is not trivial: a
+    self-check that printed it would give a graded case's expected value away."""
     from .worker import _answers
 
     functions = [e.id for e in assignment.exercises if e.kind == "function"]
     graded = {(name, digest) for e in functions for name, digest, _ in _answers(assignment, str(solution), e)}
     return tuple(sorted({f"the self-checks call {shown}, which the grader checks too"
-                         for name, digest, shown in selfcheck_calls(solution, folder, functions)
-                         if (name, digest) in graded}))
+                         for name, digest, shown, value in selfcheck_calls(solution, folder, functions)
+                         if (name, digest) in graded and distinctive(value)}))
 
 
 def audit(assignment: str | Assignment, options: AuditOptions = AuditOptions(),

@@ -105,16 +105,18 @@ def _run(spec: dict, assignment) -> dict:
     return payload
 
 
-def selfcheck_calls(notebook: Path, folder: Path, names: list[str]) -> list[tuple[str, str, str]]:
-    """The calls the self-checks make to the graded functions ``names`` on the solution: (name, digest, shown)."""
+def selfcheck_calls(notebook: Path, folder: Path, names: list[str]) -> list[tuple[str, str, str, object]]:
+    """The calls the self-check cells make to the graded functions ``names`` on the solution:
+    (name, digest of the arguments, the call as text, what it returned)."""
     log: list = []
-    depth: list = []
+    active: list = []  # [True] while a self-check cell runs: calls from the notebook's own cells do not count
 
-    def wrap(ns: dict) -> None:
+    def wrap(ns: dict, selfcheck: bool) -> None:
+        active[:] = [True] if selfcheck else []
         for name in names:
             function = ns.get(name)
             if callable(function) and not getattr(function, "_audit_recorded", False):
-                ns[name] = recording(function, name, log, depth)
+                ns[name] = recording(function, name, log, active)
                 ns[name]._audit_recorded = True
 
     run_selfchecks(notebook, load_selfcheck_module(folder), wrap=wrap, budget_s=SELFCHECK_BUDGET_S)

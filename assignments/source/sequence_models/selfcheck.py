@@ -75,7 +75,7 @@ def check_recurrent_unit(recurrent_unit) -> bool:
 
 def check_ar_as_recurrent(ar_as_recurrent) -> bool:
     @_SETTINGS
-    @given(st.lists(st.sampled_from([1.0, -1.0, 0.5, 2.0]), min_size=1, max_size=4),
+    @given(st.lists(st.sampled_from([1.5, -1.25, 0.75, 3.0]), min_size=1, max_size=4),
            st.lists(st.sampled_from([1.0, 0.0, -2.0]), min_size=1, max_size=6))
     def reproduces(w, x):
         Wrec, win, wout = (torch.as_tensor(t, dtype=torch.float64) for t in ar_as_recurrent(np.array(w)))
@@ -178,7 +178,7 @@ def check_masked_self_attention(masked_self_attention) -> bool:
 
 def check_param_counts(qkv_param_count, mha_param_count) -> bool:
     def counts():
-        for d_model, n_heads in ((4, 1), (8, 2), (12, 3)):
+        for d_model, n_heads in ((34, 17), (42, 7), (30, 5)):
             q = sum(p.numel() for _ in range(3) for p in torch.nn.Linear(d_model, d_model, bias=False).parameters())
             _require(qkv_param_count(d_model, 5) == q, f"qkv_param_count({d_model}, 5) should equal three bias-free Linear layers")
             for bias in (True, False):
