@@ -31,8 +31,8 @@ class Triage:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def triage_path(assignment: str, root: Path = ASSIGNMENTS_ROOT) -> Path:
-    return root / "audit" / f"{assignment}.json"
+def triage_path(assignment: str, root: Path | None = None) -> Path:
+    return (root or ASSIGNMENTS_ROOT) / "audit" / f"{assignment}.json"
 
 
 def read_triage(assignment: str, path: Path | None = None) -> Triage:

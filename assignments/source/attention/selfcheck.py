@@ -112,7 +112,20 @@ def check_sinusoidal_positions(sinusoidal_positions) -> bool:
                              f"sinusoidal_positions({T}, {d})[{t}, {c}] = {P[t, c].item():.6g}; expected "
                              f"{'sin' if c % 2 == 0 else 'cos'}({t} / 10000^({c - c % 2}/{d})) = {want:.6g}")
 
-    return _run("sinusoidal_positions: sin in even columns, cos in odd ones, as the formula says", formula)
+    def far_positions():
+        # Far along the sequence the angle t / 10000^(c/d) is large: any other base or exponent shows there.
+        T, d = 1203, 6
+        P = sinusoidal_positions(T, d)
+        for t in (T - 1, T // 2):
+            for c in range(d):
+                angle = t / 10000 ** ((c - c % 2) / d)
+                want = np.sin(angle) if c % 2 == 0 else np.cos(angle)
+                _require(abs(P[t, c].item() - want) < 2e-4,
+                         f"sinusoidal_positions({T}, {d})[{t}, {c}] = {P[t, c].item():.6g}; expected "
+                         f"{'sin' if c % 2 == 0 else 'cos'}({t} / 10000^({c - c % 2}/{d})) = {want:.6g}")
+
+    return (_run("sinusoidal_positions: sin in even columns, cos in odd ones, as the formula says", formula)
+            & _run("sinusoidal_positions: far along a long sequence too", far_positions))
 
 
 def _torch_mha(D, H, Wq, Wk, Wv, Wo):

@@ -147,6 +147,15 @@ def check_ngram_probs(ngram_probs) -> bool:
                  f"after 'cows eat' (corn 5 times, grass and hay twice, if once) expected {{'corn': 5/10, 'grass': 2/10, "
                  f"'hay': 2/10, 'if': 1/10}}; got {got}")
 
+    def by_hand():
+        tokens = "to be or not to be".split()
+        for n, want in ((2, {("to",): {"be": 1.0}, ("be",): {"or": 1.0}, ("or",): {"not": 1.0}, ("not",): {"to": 1.0}}),
+                        (3, {("to", "be"): {"or": 1.0}, ("be", "or"): {"not": 1.0}, ("or", "not"): {"to": 1.0},
+                             ("not", "to"): {"be": 1.0}})):
+            got = ngram_probs(tokens, n)
+            _require(got == want, f"ngram_probs({tokens}, {n}) should be {want} (each context is the n - 1 words "
+                                  f"before the word it predicts); got {got}")
+
     @_SETTINGS
     @given(st.lists(st.sampled_from("abc"), min_size=1, max_size=10), st.integers(1, 3))
     def sums_to_one(tokens, n):
@@ -157,6 +166,7 @@ def check_ngram_probs(ngram_probs) -> bool:
                      f"ngram_probs({tokens}, {n}): the probabilities after {context} sum to {sum(following.values())}")
 
     return _run("ngram_probs: a 'cows eat' example like the lecture's", lecture_example) & \
+        _run("ngram_probs: 'to be or not to be' by hand", by_hand) & \
         _run("ngram_probs: each context's probabilities sum to 1", sums_to_one)
 
 

@@ -37,7 +37,18 @@ def check_seq2col(seq2col) -> bool:
             _require(list(X[i]) == values[i:i + s], f"seq2col({values}, {s}): X[{i}] = {list(X[i])}, expected {values[i:i + s]}")
             _require(y[i] == values[i + s], f"seq2col({values}, {s}): y[{i}] = {y[i]}, expected {values[i + s]}")
 
-    return _run("seq2col: X[i] = seq[i:i+s] and y[i] = seq[i+s]", windows)
+    def bad_sizes():
+        values = [3, 1, 4, 1, 5]
+        for s in (0, -1, len(values), len(values) + 2):
+            try:
+                seq2col(values, s)
+            except ValueError:
+                continue
+            raise PropertyFailed(f"seq2col({values}, {s}) should raise ValueError: a window needs 1 <= filter_size "
+                                 f"< len(seq)")
+
+    return (_run("seq2col: X[i] = seq[i:i+s] and y[i] = seq[i+s]", windows)
+            & _run("seq2col: ValueError for a filter size outside 1 .. len(seq) - 1", bad_sizes))
 
 
 def check_ar_fit(ar_fit) -> bool:
@@ -125,7 +136,21 @@ def check_forward(forward, recurrent_unit) -> bool:
                  f"for a batch of B={B} sequences of length T={T}, forward called recurrent_unit {len(calls)} times "
                  f"(on inputs of shapes {sorted(set(calls))}); call it once per time step, on the whole batch (shape (B, d_in))")
 
-    ok = _run("forward: batch order and other sequences do not matter", batch_properties)
+    @_SETTINGS
+    @given(st.integers(1, 3), st.integers(1, 4), st.integers(0, 999))
+    def composes(B, T, seed):
+        seqs, Wrec, Win, Wout = _randn(seed, B, T, 2), _randn(seed + 1, 3, 3) / 2, _randn(seed + 2, 3, 2), _randn(seed + 3, 3, 1)
+        h = torch.zeros(B, 3, dtype=seqs.dtype)  # h_0 = 0, then one step per input, oldest first
+        for t in range(T):
+            h = recurrent_unit(seqs[:, t], h, Wrec, Win)
+        want = (h @ Wout)[:, 0]
+        y = forward(seqs, Wrec, Win, Wout)
+        _require(isinstance(y, torch.Tensor) and torch.allclose(y, want),
+                 f"B={B}, T={T}: forward differs from your recurrent_unit applied to x_1 .. x_T from h_0 = 0 and read "
+                 f"out with Wout (max difference {float((torch.as_tensor(y) - want).abs().max()):.3g})")
+
+    ok = _run("forward: recurrent_unit from h_0 = 0 over every step, read out with Wout", composes)
+    ok &= _run("forward: batch order and other sequences do not matter", batch_properties)
     ok &= _run("forward: one call of recurrent_unit per time step, for the whole batch", vectorized)
     return ok
 
@@ -171,7 +196,16 @@ def check_masked_self_attention(masked_self_attention) -> bool:
                                             f"(max difference {(got - want).abs().max():.3g}); "
                                             f"check the scale 1/sqrt(d_k) and the mask")
 
+    def keeps_the_dtype():
+        for dtype in (torch.float16, torch.float32):
+            X, Wq, Wk, Wv = (_randn(7 + i, *shape).to(dtype) for i, shape in enumerate([(4, 3), (3, 2), (3, 2), (3, 2)]))
+            Y = masked_self_attention(X, Wq, Wk, Wv)
+            _require(isinstance(Y, torch.Tensor) and Y.dtype == dtype,
+                     f"for {dtype} inputs the result should be {dtype}; got {getattr(Y, 'dtype', type(Y).__name__)} "
+                     f"(convert the mask to the scores' dtype)")
+
     ok = _run("masked_self_attention: outputs do not depend on later inputs", causal)
+    ok &= _run("masked_self_attention: float16 and float32 in, the same dtype out", keeps_the_dtype)
     ok &= _run("masked_self_attention: agrees with torch's causal scaled_dot_product_attention", matches_torch)
     return ok
 
@@ -186,7 +220,17 @@ def check_param_counts(qkv_param_count, mha_param_count) -> bool:
                 got = mha_param_count(d_model, n_heads, bias=bias)
                 _require(got == m, f"mha_param_count({d_model}, {n_heads}, bias={bias}) = {got}; torch.nn.MultiheadAttention has {m}")
 
-    return _run("parameter counts agree with torch.nn", counts)
+    def indivisible():
+        for d_model, n_heads in ((10, 4), (9, 2)):
+            try:
+                mha_param_count(d_model, n_heads)
+            except ValueError:
+                continue
+            raise PropertyFailed(f"mha_param_count({d_model}, {n_heads}) should raise ValueError: {n_heads} heads do "
+                                 f"not divide d_model = {d_model} (torch.nn.MultiheadAttention refuses it too)")
+
+    return (_run("parameter counts agree with torch.nn", counts)
+            & _run("mha_param_count: ValueError when n_heads does not divide d_model", indivisible))
 
 
 one_line_checks(globals())
