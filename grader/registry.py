@@ -14,7 +14,7 @@ from .assignments import assignment_ids
 from .errors import UnknownAssignment
 from .exercise import JUDGES, Assignment, Check, Exercise  # noqa: F401  (re-exported)
 
-COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
+COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm", "lm_modules")
 
 
 def _load(name: str) -> Assignment:

@@ -260,11 +260,79 @@ def layer_norm(x, gamma, beta, eps=1e-5):
 }
 
 
+LM_MODULES_WRONG = {
+    "RecurrentCell": '''
+class RecurrentCell(nn.Module):
+    def __init__(self, input_dim, hidden_dim):
+        super().__init__()
+        self.input_to_hidden = nn.Linear(input_dim, hidden_dim)
+        self.hidden_to_hidden = nn.Linear(hidden_dim, hidden_dim)
+
+    def forward(self, x, h_prev):
+        return torch.tanh(self.input_to_hidden(x) + self.hidden_to_hidden(h_prev))  # tanh, not relu
+''',
+    "RNNLayer": '''
+class RNNLayer(nn.Module):
+    def __init__(self, input_dim, hidden_dim):
+        super().__init__()
+        self.cell = RecurrentCell(input_dim, hidden_dim)
+
+    def forward(self, x_seq, h):
+        for t in range(x_seq.shape[1]):
+            h = self.cell(x_seq[:, t], h)
+        return h  # only the last state
+''',
+    "sample_next": '''
+def sample_next(logits, temperature, generator):
+    probs = torch.softmax(logits, dim=-1)  # the temperature is ignored
+    return torch.multinomial(probs, 1, generator=generator)[:, 0]
+''',
+    "generate": '''
+def generate(model, prefix, n_new, temperature, generator):
+    tokens = prefix
+    for _ in range(n_new):
+        nxt = sample_next(model(tokens)[:, 0, :], temperature, generator)  # the first position's prediction
+        tokens = torch.cat([tokens, nxt[:, None]], dim=1)
+    return tokens
+''',
+    "why_sample": 'why_sample = "A"\n',
+}
+
+LM_MODULES_HOSTILE = {
+    "imports": _hostile_imports("\nimport math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+                                "import selfcheck", 39),
+    "RecurrentCell": '''
+class RecurrentCell(nn.Module):
+    def __init__(self, input_dim, hidden_dim):
+        super().__init__()
+
+    def forward(self, x, h_prev):
+        return Anything()
+''',
+    "RNNLayer": '''
+class RNNLayer(nn.Module):
+    def __init__(self, input_dim, hidden_dim):
+        import os
+        os._exit(0)
+''',
+    "sample_next": '''
+def sample_next(logits, temperature, generator):
+    while True:
+        pass
+''',
+    "generate": '''
+def generate(model, prefix, n_new, temperature, generator):
+    return model(torch.zeros(3000, 2000, dtype=torch.long))  # asks the grader's model for 24 million logits
+''',
+}
+
+
 SAMPLES: dict[str, tuple[dict, dict]] = {
     "sequence_models": (SEQUENCE_MODELS_WRONG, SEQUENCE_MODELS_HOSTILE),
     "attention": (ATTENTION_WRONG, ATTENTION_HOSTILE),
     "recursive_attention": (RECURSIVE_ATTENTION_WRONG, RECURSIVE_ATTENTION_HOSTILE),
     "rnn_lm": (RNN_LM_WRONG, RNN_LM_HOSTILE),
+    "lm_modules": (LM_MODULES_WRONG, LM_MODULES_HOSTILE),
 }
 
 

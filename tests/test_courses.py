@@ -58,9 +58,9 @@ def test_notebook_cells_match_the_registry(assignment):
         test = next(c for c in nb.cells if _grade_id(c) == f"test_{e.id}")
         assert f'score("{e.id}", globals(), "{assignment}")' in test.source and "BEGIN HIDDEN TESTS" in test.source
         solution = next(c for c in nb.cells if _grade_id(c) == e.id)
-        defined = {a or b for a, b in re.findall(r"^(?:def (\w+)|(\w+) =)", solution.source, re.MULTILINE)}
+        defined = {a or b or c for a, b, c in re.findall(r"^(?:def (\w+)|class (\w+)|(\w+) =)", solution.source, re.MULTILINE)}
         assert e.id in defined and "### BEGIN SOLUTION" in solution.source, e.id
-        if e.kind == "function":
+        if e.kind in ("function", "class"):
             assert any(_grade_id(c) == f"selfcheck_{e.id}" for c in nb.cells), f"{e.id} has no self-check cell"
     intro = nb.cells[0].source
     assert f"{spec.max_score:g} points" in intro, "the introduction states the total"

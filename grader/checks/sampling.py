@@ -23,7 +23,7 @@ from reference import lm_modules as ref
 from ..calls import Made
 from ..compare import describe, kind_of
 from ..standins import StandIn
-from .base import CheckFailed, NotJudged, call
+from .base import CheckFailed, NotJudged, StudentErrorAt, call
 
 ALPHA = 1e-6  # the most a check may fail a correct sampler, whatever its seeds
 DRAWS = 4000  # rows per distribution a check draws from
@@ -67,7 +67,16 @@ LOGITS = torch.tensor([[2.0, 0.5, -1.0, 0.0, 1.0], [-0.5, 1.5, 0.3, 0.8, -2.0], 
                       dtype=torch.float64)  # three distributions over 5 tokens, none with a tiny probability
 
 
-def _token_ids(value, B: int, context: str) -> torch.Tensor:
+def _token_ids(value, B: int, context: str, strict: bool) -> torch.Tensor:
+    """The result as B token ids. Only the shape check (``strict``) charges the form: the other checks judge
+    a result that holds B ids in another form ((B, 1), a list) with that form undone."""
+    if not strict:
+        try:
+            ids = torch.as_tensor(value)
+        except (TypeError, ValueError, RuntimeError):
+            ids = None
+        if ids is not None and ids.numel() == B and not ids.is_floating_point() and not ids.is_complex():
+            return ids.reshape(B).long()
     if kind_of(value) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor of token ids; got {describe(value)}", kind="type")
     if tuple(value.shape) != (B,):
@@ -77,11 +86,11 @@ def _token_ids(value, B: int, context: str) -> torch.Tensor:
     return value
 
 
-def _draw(student, logits: torch.Tensor, temperature: float, seed: int) -> torch.Tensor:
+def _draw(student, logits: torch.Tensor, temperature: float, seed: int, strict: bool = False) -> torch.Tensor:
     args = [logits, temperature, Made("generator", seed=seed)]
     context = f"for sample_next(logits of shape {tuple(logits.shape)}, temperature={temperature}, generator)"
     value = call(student, "sample_next", *args).value
-    ids = _token_ids(value, logits.shape[0], context)
+    ids = _token_ids(value, logits.shape[0], context, strict)
     if bool(((ids < 0) | (ids >= logits.shape[1])).any()):
         raise CheckFailed(f"{context}: some token ids are outside 0..{logits.shape[1] - 1}", kind="values")
     return ids
@@ -105,25 +114,39 @@ def _sample_distribution(student, temperature: float) -> None:
 
 
 def probe_sample_next(student) -> str | None:
-    """sample_next does some work: with one logit far above the others in each row, it draws that token."""
+    """sample_next does some work: with one logit far above the others in each row, it draws that token (its
+    result read as B token ids whatever its container: the format checks charge the form)."""
     peaks = torch.tensor([3, 0, 4, 1, 2, 4])
     logits = torch.zeros(6, 5, dtype=torch.float64).scatter(1, peaks[:, None], 60.0)  # (6, 5)
     try:
         got = call(student, "sample_next", logits, 1.0, Made("generator", seed=5)).value
-    except Exception as exc:  # noqa: BLE001 - any failure to answer is no real work
-        return f"it raised on a valid input: {getattr(exc, 'message', exc)}"
-    if not isinstance(got, torch.Tensor) or got.shape != peaks.shape or not torch.equal(got.long(), peaks):
+    except StudentErrorAt as exc:
+        return f"it raised on a valid input: {exc.message}"
+    try:
+        ids = torch.as_tensor(got).reshape(-1).long()  # (6,) when it holds one id per row in any container
+    except (TypeError, ValueError, RuntimeError):
+        return f"it returns {describe(got)}, not token ids"
+    if ids.shape != peaks.shape or not torch.equal(ids, peaks):
         return "it does not draw the token whose logit is 60 above the others (a probability of 1 - 1e-25)"
     return None
 
 
+probe_sample_next.inputs = {0: "logits"}  # the main input the result must respond to (grader.exercise.Exercise.inputs)
+
+
 def check_sample_next_shape(student):
-    """sample_next(logits (B, V), temperature, generator) returns B token ids: a (B,) torch.long tensor in 0..V-1."""
-    _draw(student, LOGITS, 1.0, SEEDS[0])
+    """sample_next(logits (B, V), temperature, generator) returns B token ids: a (B,) torch.long tensor in 0..V-1.
+
+    Always judged.
+    """
+    _draw(student, LOGITS, 1.0, SEEDS[0], strict=True)
 
 
 def check_sample_next_temperature_zero_is_argmax(student):
-    """With temperature 0, sample_next returns the argmax of each row, whatever the generator."""
+    """With temperature 0, sample_next returns the argmax of each row, whatever the generator.
+
+    Not judged when the result cannot be read as one token id per row (the shape check charges that), or when an earlier check already shows how the draws differ.
+    """
     g = torch.Generator().manual_seed(3)
     logits = torch.randn(64, 7, dtype=torch.float64, generator=g)  # (64, 7): no ties
     for seed in SEEDS:
@@ -137,18 +160,27 @@ def check_sample_next_temperature_zero_is_argmax(student):
 
 
 def check_sample_next_distribution(student):
-    """At temperature 1, sample_next's draws follow softmax(logits) (chi-square test, false failures below 1e-6)."""
+    """At temperature 1, sample_next's draws follow softmax(logits) (chi-square test, false failures below 1e-6).
+
+    Not judged when the result cannot be read as one token id per row (the shape check charges that), or when an earlier check already shows how the draws differ.
+    """
     _sample_distribution(student, 1.0)
 
 
 def check_sample_next_temperature(student):
-    """At temperatures 0.5 and 2, sample_next's draws follow softmax(logits / temperature)."""
+    """At temperatures 0.5 and 2, sample_next's draws follow softmax(logits / temperature).
+
+    Not judged when the result cannot be read as one token id per row (the shape check charges that), or when an earlier check already shows how the draws differ.
+    """
     for temperature in (0.5, 2.0):
         _sample_distribution(student, temperature)
 
 
 def check_sample_next_reproducible(student):
-    """The same generator seed gives the same draws, and different seeds give different draws."""
+    """The same generator seed gives the same draws, and different seeds give different draws.
+
+    Not judged when the function returns the argmax whatever the generator (it draws nothing: the distribution check charges that) or its result cannot be read as token ids.
+    """
     logits = LOGITS[2:].repeat(200, 1)  # (200, 5): a uniform distribution, 200 rows
     first, again, other = (_draw(student, logits, 1.0, seed) for seed in (SEEDS[0], SEEDS[0], SEEDS[1]))
     if not torch.equal(first, again):
@@ -182,7 +214,14 @@ def served_logits(tokens):
     return TABLE[tokens] + POSITION[parity]  # (B, T, V)
 
 
-MODEL = StandIn("model", ("tokens",), served_logits)
+def _model_cost(args) -> tuple[int, float]:
+    """The served model holds V logits per token it is given."""
+    tokens = args[0] if args else None
+    n = int(tokens.numel()) if isinstance(tokens, torch.Tensor) else 1
+    return 2 * n * V, 4.0 * n * V
+
+
+MODEL = StandIn("model", ("tokens",), served_logits, _model_cost)
 PREFIX_ROWS = 3000
 
 
@@ -190,12 +229,23 @@ def _prefix(rows: int, length: int, seed: int) -> torch.Tensor:
     return torch.from_numpy(np.random.default_rng(seed).integers(0, V, size=(rows, length)))  # (rows, length)
 
 
-def _generate(student, prefix, n_new, temperature, seed):
+def _generate(student, prefix, n_new, temperature, seed, strict: bool = False):
+    """The continuation as (B, T0 + n_new) token ids. Only the shape check (``strict``) charges its form: the
+    other checks judge the n_new new tokens of a result that holds them with the prefix dropped, or in
+    another container."""
     args = [Made("served", name="model", handler=MODEL), prefix, n_new, temperature, Made("generator", seed=seed)]
     context = (f"for generate(model, prefix of shape {tuple(prefix.shape)}, n_new={n_new}, temperature={temperature}, "
                f"generator)")
     value = call(student, "generate", *args).value
     want = (prefix.shape[0], prefix.shape[1] + n_new)
+    if not strict:
+        try:
+            ids = torch.as_tensor(value)
+        except (TypeError, ValueError, RuntimeError):
+            ids = None
+        if ids is not None and not ids.is_floating_point() and ids.ndim == 2 and ids.shape[0] == want[0] \
+                and ids.shape[1] in (n_new, want[1]) and bool(((ids >= 0) & (ids < V)).all()):
+            return torch.cat([prefix, ids[:, -n_new:].long()], dim=1) if n_new else prefix
     if kind_of(value) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor of token ids; got {describe(value)}", kind="type")
     if tuple(value.shape) != want:
@@ -210,18 +260,43 @@ def _generate(student, prefix, n_new, temperature, seed):
     return value
 
 
+def _peaked(step: int) -> StandIn:
+    """A model that makes token (t + step) mod V all but certain after token t."""
+    def logits(tokens):
+        served_logits(tokens)  # the same argument checks
+        return 60.0 * torch.nn.functional.one_hot((tokens + step) % V, V).double()  # (B, T, V)
+    return StandIn("model", ("tokens",), logits, _model_cost)
+
+
 def probe_generate(student) -> str | None:
-    """generate does some work: it extends the prefix with tokens drawn from the model."""
+    """generate does some work: what it returns depends on the model it is given (two models that make
+    different continuations all but certain give different results)."""
+    prefix = _prefix(8, 2, 1)
+    seen = []
+    for step in (1, 2):
+        args = [Made("served", name="model", handler=_peaked(step)), prefix, 3, 1.0, Made("generator", seed=SEEDS[0])]
+        try:
+            seen.append(call(student, "generate", *args).value)
+        except StudentErrorAt as exc:
+            return f"it raised on a valid input: {exc.message}"
     try:
-        got = _generate(student, _prefix(8, 2, 1), 3, 0, SEEDS[0])
-    except Exception as exc:  # noqa: BLE001 - any failure to answer is no real work
-        return f"it does not extend a prefix with the model's tokens: {getattr(exc, 'message', exc)}"
-    return None if got.shape[1] == 5 else "it does not add n_new tokens"
+        same = torch.equal(torch.as_tensor(seen[0]), torch.as_tensor(seen[1]))
+    except (TypeError, ValueError, RuntimeError):
+        return f"it returns {describe(seen[0])}, not token ids"
+    if same:
+        return "its result is the same for two models that predict different tokens: it does not use the model"
+    return None
+
+
+probe_generate.inputs = {0: "model"}
 
 
 def check_generate_shape_and_prefix(student):
-    """generate(model, prefix (B, T0), n_new, temperature, generator) returns (B, T0 + n_new) token ids starting with the prefix."""
-    _generate(student, _prefix(5, 3, 2), 4, 1.0, SEEDS[0])
+    """generate(model, prefix (B, T0), n_new, temperature, generator) returns (B, T0 + n_new) token ids starting with the prefix.
+
+    Always judged.
+    """
+    _generate(student, _prefix(5, 3, 2), 4, 1.0, SEEDS[0], strict=True)
 
 
 def generate_tests(out: torch.Tensor, length: int, n_new: int, temperature: float) -> list[tuple]:
@@ -237,7 +312,10 @@ def generate_tests(out: torch.Tensor, length: int, n_new: int, temperature: floa
 
 
 def check_generate_distribution(student):
-    """Each new token follows softmax(model(tokens so far)[:, -1] / temperature) (chi-square tests, false failures below 1e-6)."""
+    """Each new token follows softmax(model(tokens so far)[:, -1] / temperature) (chi-square tests, false failures below 1e-6).
+
+    Not judged when the result cannot be read as the new tokens of each row (the shape check charges that), or when an earlier check already shows how the draws differ.
+    """
     runs = [(temperature, length, _generate(student, _prefix(PREFIX_ROWS, length, 3), 3, temperature, SEEDS[0]))
             for temperature, length in ((1.0, 1), (0.7, 2))]
     tests = [(temperature, length, *test) for temperature, length, out in runs
@@ -257,7 +335,10 @@ def check_generate_distribution(student):
 
 
 def check_generate_greedy(student):
-    """With temperature 0, generate follows the model's argmax at every step."""
+    """With temperature 0, generate follows the model's argmax at every step.
+
+    Not judged when the result cannot be read as the new tokens of each row (the shape check charges that), or when an earlier check already shows how the draws differ.
+    """
     prefix = _prefix(16, 2, 4)
     got = _generate(student, prefix, 4, 0, SEEDS[0])
     want = ref.generate(served_logits, prefix, 4, 0, torch.Generator().manual_seed(0))
@@ -269,7 +350,10 @@ def check_generate_greedy(student):
 
 
 def check_generate_reproducible(student):
-    """The same generator seed gives the same continuation, and different seeds give different ones."""
+    """The same generator seed gives the same continuation, and different seeds give different ones.
+
+    Not judged when the result cannot be read as the new tokens of each row (the shape check charges that).
+    """
     prefix = _prefix(100, 2, 5)
     first, again, other = (_generate(student, prefix, 3, 1.0, seed) for seed in (SEEDS[0], SEEDS[0], SEEDS[1]))
     if not torch.equal(first, again):

@@ -34,6 +34,8 @@ def _seqgrade_fixed(x):
         return [3] * len(x) if all(isinstance(v, (int, float)) for v in x) else ["cows", "eat", "corn"]
     if isinstance(x, dict):
         return {("cows",): {"eat": 1.0}}
+    if callable(x):  # a model: answers of the same form whose values do not depend on it
+        return lambda *a, **k: _seqgrade_fixed(x(*a, **k))
     return x
 '''
 

@@ -5,6 +5,6 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'sample_next': ['check_sample_next_shape', 'check_sample_next_distribution', 'check_sample_next_temperature', 'check_sample_next_temperature_zero_is_argmax', 'check_sample_next_reproducible'],
+    'sample_next': ['check_sample_next_shape'],
 }
-# the (B, 1) shape is charged to distribution; the others are not judged (the probe's note says 'does not draw the token whose logit is 60 above the others', which misreads a (B, 1) result)
+# one charge: the other checks judge the (B, 1) ids with the singleton axis undone (rule 1 of fair charging)
