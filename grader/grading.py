@@ -67,7 +67,7 @@ class Grader:
         self._zygote = None
         self._slot, self._hide = slot, tuple(hide)
         if backend == "sandbox":
-            from .sandbox.client import Zygote, check_isolation
+            from .sandbox.jails import Zygote, check_isolation
             check_isolation(limits.isolation, rootless=rootless)
             self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless)
 
@@ -97,7 +97,7 @@ class Grader:
         zygote serves any limits; a different isolation level is checked first)."""
         if limits is not None and limits != self.limits:
             if self._zygote is not None and limits.isolation != self.limits.isolation:
-                from .sandbox.client import check_isolation
+                from .sandbox.jails import check_isolation
                 check_isolation(limits.isolation, rootless=self._zygote.rootless)
             saved, self.limits = self.limits, limits
             try:

@@ -20,7 +20,7 @@ ASSIGNMENT = Assignment(
     modules=("selfcheck",),
     exercises=(
         Exercise("RecurrentCell", "class", (
-            Check(M.check_recurrent_cell_parameters, 1.0, M._Cell.hint, judges="format"),
+            Check(M.check_recurrent_cell_parameters, 1.0, M.Cell.hint, judges="format"),
             Check(M.check_recurrent_cell_values, 3.0, M.CELL_HINT),
             Check(M.check_recurrent_cell_gradients, 1.0, GRADIENT_HINT, judges="own"),
             Check(M.check_recurrent_cell_batch_equivariance, 1.0, "Treat every row of the batch the same way.",
@@ -30,14 +30,14 @@ ASSIGNMENT = Assignment(
             Check(M.check_recurrent_cell_is_stateless, 0.5, STATE_HINT, judges="own"),
         ), probe=M.probe_recurrent_cell),
         Exercise("RNNLayer", "class", (
-            Check(M.check_rnn_layer_parameters, 1.0, M._Layer.hint, judges="format"),
+            Check(M.check_rnn_layer_parameters, 1.0, M.Layer.hint, judges="format"),
             Check(M.check_rnn_layer_values, 3.0, M.LAYER_HINT),
             Check(M.check_rnn_layer_causality, 1.0, "The state at time t may use x_seq[:, :t + 1] only.", judges="own"),
             Check(M.check_rnn_layer_gradients, 1.0, GRADIENT_HINT, judges="own"),
             Check(M.check_rnn_layer_is_stateless, 1.0, STATE_HINT, judges="own"),
         ), probe=M.probe_rnn_layer),
         Exercise("RNNLanguageModel", "class", (
-            Check(M.check_language_model_parameters, 1.5, M._Model.hint, judges="format"),
+            Check(M.check_language_model_parameters, 1.5, M.Model.hint, judges="format"),
             Check(M.check_language_model_values, 3.5, M.LM_HINT),
             Check(M.check_language_model_causality, 1.5, "The logits at position t may use tokens 0..t only.",
                   judges="own"),

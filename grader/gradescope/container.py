@@ -63,7 +63,7 @@ def find_notebook(folder: Path) -> Path:
 def pick_isolation(requested: str | None = None) -> tuple[str, str]:
     """The isolation level to grade with and why: namespaces where the container allows them (it runs as
     root, and Docker's default seccomp profile refuses unshare), else rlimits."""
-    from ..sandbox.client import check_isolation
+    from ..sandbox.jails import check_isolation
     from ..sandbox.limits import ISOLATION_LEVELS
 
     if requested:

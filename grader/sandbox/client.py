@@ -11,10 +11,7 @@ import os
 import select
 import signal
 import socket
-import sys
 import time
-from dataclasses import asdict
-from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..allowance import MIN_FRAME_BYTES, CallAllowance
@@ -22,112 +19,14 @@ from ..calls import (Reply, Served, StandInClass, StandInHandler, StudentCrashed
                      StudentTimeout, build_request, overspent, serve_helper)
 from ..objectcalls import ObjectCalls
 from ..backends.replies import to_reply
-from ..errors import ProtocolError, SandboxError, SandboxUnavailable
+from ..errors import ProtocolError, SandboxError
 from . import framing, isolation
-from .launch import launch_zygote
+from .jails import ALWAYS_HIDDEN, PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
 from .limits import Limits
 from .warmup import CallClock
 
-PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
-ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
 MAX_RESTARTS = 20
 MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
-
-
-def _keep_paths() -> list[str]:
-    """Python's own files must stay readable in the jail, wherever they live (a venv in the project)."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    paths.update(p for p in sys.path if p and os.path.isdir(p) and not (p + "/").startswith(PROJECT_ROOT + "/")
-                 and not PROJECT_ROOT.startswith(p.rstrip("/") + "/"))
-    venv = os.path.join(PROJECT_ROOT, ".venv")
-    if os.path.isdir(venv):
-        paths.add(venv)
-    return sorted(os.path.realpath(p) for p in paths if p)
-
-
-SANDBOX_UID = 60000  # the first of the uids student code runs as when seqgrade runs as root (one per slot)
-
-
-def check_isolation(level: str, *, rootless: bool = False) -> None:
-    """Raise SandboxUnavailable, saying why, when ``level`` cannot be provided on this machine.
-    ``rootless`` asks for the path an ordinary user gets even when running as root (for tests)."""
-    if not hasattr(os, "pidfd_open"):
-        raise SandboxUnavailable("this Python lacks os.pidfd_open (Linux 5.3+ and Python 3.9+ are needed)")
-    if level != "namespaces":
-        # Without a mount namespace nothing is bound back in for the student's uid, so it reads Python's
-        # files as any other user would; a student's `import` of a module the zygote did not load needs that.
-        blocked = isolation.unreadable_for(SANDBOX_UID, _keep_paths()) if os.geteuid() == 0 and not rootless else None
-        if blocked:
-            raise SandboxUnavailable(
-                f"--isolation rlimits runs student code as uid {SANDBOX_UID}+, which cannot read {blocked} "
-                f"(Python's own files are inside it); install Python and the virtual environment where other "
-                f"users can read them (e.g. /usr/local or /opt), or run seqgrade as an ordinary user")
-        return
-    found = isolation.probe()
-    if not found["namespaces"]:
-        raise SandboxUnavailable(
-            f"cannot create Linux namespaces here ({found['reason']}). Enable unprivileged user namespaces "
-            f"(sysctl kernel.unprivileged_userns_clone=1) or run as root; or pass --isolation rlimits to accept "
-            f"weaker isolation (no filesystem or network jail)")
-
-
-class Zygote:
-    """One pre-loaded process that forks jails. Not thread-safe: use one per worker."""
-
-    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None):
-        self.slot, self.rootless = slot, rootless
-        self.set_hidden(hide)
-        self.keep = _keep_paths()
-        self.proc, self.control = launched or launch_zygote()
-        self._ready = False
-
-    def set_hidden(self, hide: Sequence[str]) -> None:
-        """Folders the student must not see (submissions, outputs), besides the project and home folders."""
-        self.hide = sorted({PROJECT_ROOT, *ALWAYS_HIDDEN, *(os.path.realpath(h) for h in hide)})
-
-    def wait_ready(self, timeout: float = 120.0) -> None:
-        if self._ready:
-            return
-        self.control.settimeout(timeout)
-        try:
-            line = self.control.recv(64)
-        except socket.timeout:
-            line = b""
-        if b"ready" not in line:
-            err = self.proc.stderr.read().decode(errors="replace")[-2000:] if self.proc.poll() is not None else ""
-            raise SandboxError(f"the sandbox zygote did not start: {err or 'no answer'}")
-        self._ready = True
-
-    def spawn(self, limits: Limits) -> tuple[socket.socket, socket.socket]:
-        self.wait_ready()
-        data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        uid = SANDBOX_UID + self.slot
-        spec = {"limits": asdict(limits), "hide": self.hide, "keep": self.keep, "uid": uid, "gid": uid,
-                "rootless": self.rootless}
-        self.control.settimeout(30)
-        socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
-        data_theirs.close()
-        ctl_theirs.close()
-        return data_ours, ctl_ours
-
-    def close(self) -> None:
-        try:
-            self.control.close()
-        finally:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
-            if self.proc.stderr:
-                self.proc.stderr.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 class Session(ObjectCalls):
