@@ -86,7 +86,7 @@ class MutantOutcome:
 @dataclass(frozen=True)
 class ExerciseSummary:
     exercise: str
-    kind: str  # "function" or "answer"
+    kind: str  # "function", "class" or "answer"
     made: int
     killed: int  # by the grader
     selfcheck_killed: int  # by the self-checks, whatever the grader did

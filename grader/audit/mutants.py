@@ -74,8 +74,8 @@ def _regions(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def solution_cells(assignment: Assignment, notebook: Path) -> tuple[SolutionCell, ...]:
-    """The graded cells (functions and answers) of the source notebook, each with its student's lines."""
-    graded = {e.id for e in assignment.exercises if e.kind in ("function", "answer")}
+    """The graded cells (functions, classes and answers) of the source notebook, each with its student's lines."""
+    graded = {e.id for e in assignment.exercises if e.kind in ("function", "class", "answer")}
     cells = []
     for cell in nbformat.read(notebook, as_version=4).cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")

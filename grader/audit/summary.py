@@ -9,7 +9,7 @@ def summarise(assignment: Assignment, outcomes: tuple[MutantOutcome, ...], selfc
     found = []
     for exercise in assignment.exercises:
         mine = [m for m in outcomes if m.exercise == exercise.id]
-        if exercise.kind == "manual" or not mine and exercise.kind not in ("function", "answer"):
+        if exercise.kind == "manual" or not mine and exercise.kind not in ("function", "class", "answer"):
             continue
         found.append(ExerciseSummary(
             exercise=exercise.id, kind=exercise.kind, made=len(mine), killed=sum(m.killed for m in mine),
