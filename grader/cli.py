@@ -197,14 +197,6 @@ def cmd_list(args, console: Console) -> int:
     return EXIT_OK
 
 
-def cmd_release(args, console: Console) -> int:
-    from .release import release
-
-    folder = release(args.assignment, args.out, solutions=args.solutions)
-    console.print(f"wrote the {'solution' if args.solutions else 'student'} version to {folder}")
-    return EXIT_OK
-
-
 def cmd_batch(args, console: Console) -> int:
     from .batch.inputs import discover
     from .batch.record import check_storable_db_url
@@ -245,26 +237,6 @@ def cmd_demo(args, console: Console) -> int:
 
     run_demo(Path(args.out), console)
     return EXIT_OK
-
-
-def cmd_gradescope_autograder(args, console: Console) -> int:
-    _check_assignment(args.assignment)  # before the import below, which loads the checks and torch
-    from .gradescope.autograder_zip import build_autograder
-
-    out = build_autograder(args.assignment, args.out, visibility=args.visibility)
-    console.print(f"wrote the Gradescope autograder for {args.assignment} to {out}", markup=False, highlight=False)
-    return EXIT_OK
-
-
-def cmd_gradescope_run(args, console: Console) -> int:
-    from .gradescope.container import run_in_container
-
-    run = run_in_container(Path(args.root) if args.root else None)
-    lines = [f"results: {run.results_path}", f"isolation: {run.isolation or 'none (not graded)'}", run.summary]
-    if run.detail:
-        lines.append(run.detail)  # the autograder log is for course staff; students see results.json only
-    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
-    return 1 if run.detail else EXIT_OK  # 1: a fault of the grader itself (results.json says so)
 
 
 def _republish(outdir: str, console: Console) -> int:
@@ -385,11 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("list", help="list assignments, exercises, checks and points")
     p.set_defaults(func=cmd_list)
-    p = sub.add_parser("release", help="write the student (or solution) version of an assignment")
-    p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment id (see `seqgrade list`)")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write the notebook and its files into")
-    p.add_argument("--solutions", action="store_true", help="keep the solutions (hidden tests are still removed)")
-    p.set_defaults(func=cmd_release)
+    from .course.cli import add_course_parsers
+    add_course_parsers(sub)
     p = sub.add_parser("batch", help="grade a folder, nbgrader tree or LMS export of notebooks")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="a folder, an nbgrader submitted/ tree, or a Canvas/Gradescope .zip")
     p.add_argument("--assignment", required=True, metavar="ID", help="assignment id (see `seqgrade list`)")
@@ -435,17 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export_grades)
     from .batch.similarity_command import add_parser as add_similarity
     add_similarity(sub)
-    from .gradescope.config import VISIBILITIES
-    p = sub.add_parser("gradescope-autograder", help="write the autograder zip to upload to Gradescope for one assignment")
-    p.add_argument("assignment", help="assignment id (see `seqgrade list`)")
-    p.add_argument("--out", default="autograder.zip", metavar="ZIP", help="where to write the zip (default autograder.zip)")
-    p.add_argument("--visibility", choices=VISIBILITIES, default="visible",
-                   help="when students see the results (Gradescope's setting; default visible)")
-    p.set_defaults(func=cmd_gradescope_autograder)
-    p = sub.add_parser("gradescope-run", help="inside Gradescope's container (run by the zip's run_autograder): "
-                                              "grade the submission and write results/results.json")
-    p.add_argument("--root", metavar="DIR", help="the autograder folder (default $SEQGRADE_AUTOGRADER_ROOT or /autograder)")
-    p.set_defaults(func=cmd_gradescope_run)
+    from .gradescope.cli import add_gradescope_parsers
+    add_gradescope_parsers(sub)
     from .audit.cli import add_audit_parser
     add_audit_parser(sub)
     return parser

@@ -3,6 +3,10 @@
 No gradebook database is created and nothing is written inside ``assignments/``: the source notebook
 is read, run through nbgrader's steps as a pipeline, and written (atomically) to the output folder
 with the assignment's other files (the self-check helper).
+
+Every step that changes a cell's text comes before ``ComputeChecksums``, so the checksum nbgrader
+stores in each cell is that of the cell exactly as it is released (``nbgrader validate`` and
+``autograde`` recompute it from the text the student received).
 """
 from __future__ import annotations
 
@@ -14,27 +18,40 @@ import nbformat
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMarkScheme, ClearOutput,
                                     ClearSolutions, ComputeChecksums, LockCells)
 
-from .errors import OutputNotWritable, UnknownAssignment
+from .errors import OutputNotWritable, UnknownAssignment, UsageError
 from .fsutil import ensure_writable_dir, write_atomic
 
 ASSIGNMENTS_ROOT = Path(__file__).resolve().parents[1] / "assignments"
-STUDENT_STEPS = (CheckCellMetadata, LockCells, ClearSolutions, ClearOutput, ClearHiddenTests, ClearMarkScheme, ComputeChecksums)
-SOLUTION_STEPS = (CheckCellMetadata, LockCells, ClearOutput, ClearHiddenTests, ClearMarkScheme, ComputeChecksums)
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.MULTILINE)
+
+
+class StripSolutionMarkers:
+    """The solution version keeps the solutions but not nbgrader's ``### BEGIN/END SOLUTION`` lines."""
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            cell.source = _MARKER.sub("", cell.source)
+        return nb, resources
+
+
+STUDENT_STEPS = (CheckCellMetadata, LockCells, ClearSolutions, ClearOutput, ClearHiddenTests, ClearMarkScheme,
+                 ComputeChecksums)
+SOLUTION_STEPS = (CheckCellMetadata, LockCells, ClearOutput, ClearHiddenTests, ClearMarkScheme, StripSolutionMarkers,
+                  ComputeChecksums)
+
+
+def assignment_folders(root: Path = ASSIGNMENTS_ROOT) -> list[str]:
+    """The assignments of the course root, in name order: every folder of ``source/``."""
+    source = root / "source"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
+        if source.is_dir() else []
 
 
 def source_dir(assignment: str, root: Path = ASSIGNMENTS_ROOT) -> Path:
     folder = root / "source" / assignment
     if not folder.is_dir():
-        known = sorted(p.name for p in (root / "source").iterdir() if p.is_dir()) if (root / "source").is_dir() else []
-        raise UnknownAssignment(assignment, known)
+        raise UnknownAssignment(assignment, assignment_folders(root))
     return folder
-
-
-def _strip_solution_markers(nb):
-    for cell in nb.cells:
-        cell.source = _MARKER.sub("", cell.source)
-    return nb
 
 
 def convert(nb, steps):
@@ -57,11 +74,34 @@ def release(assignment: str, out: str | Path, *, solutions: bool = False, root: 
         if path.name.startswith(".") or path.name == "__pycache__":
             continue
         if path.suffix == ".ipynb":
-            nb = nbformat.read(path, as_version=4)
-            nb = convert(nb, SOLUTION_STEPS if solutions else STUDENT_STEPS)
-            if solutions:
-                nb = _strip_solution_markers(nb)
+            nb = convert(nbformat.read(path, as_version=4), SOLUTION_STEPS if solutions else STUDENT_STEPS)
             write_atomic(dest / path.name, nbformat.writes(nb) + "\n")
         elif path.is_file():
             shutil.copyfile(path, dest / path.name)
     return dest
+
+
+def _inside(inner: Path, outer: Path) -> bool:
+    inner, outer = inner.resolve(), outer.resolve()
+    return inner == outer or outer in inner.parents
+
+
+def release_all(out: str | Path, solutions_out: str | Path, *, root: Path = ASSIGNMENTS_ROOT) -> list[tuple[Path, Path]]:
+    """The student version of every assignment under ``out`` and its solution version under
+    ``solutions_out``; [(student folder, solution folder)] in course order. The two folders must not
+    contain one another: the student folder is what students are given."""
+    out, solutions_out = Path(out), Path(solutions_out)
+    if _inside(solutions_out, out) or _inside(out, solutions_out):
+        raise UsageError(f"the solutions ({solutions_out}) and the student versions ({out}) need folders apart: "
+                         f"students are given the one, never the other")
+    return [(release(a, out, root=root), release(a, solutions_out, solutions=True, root=root))
+            for a in course_order(root)]
+
+
+def course_order(root: Path = ASSIGNMENTS_ROOT) -> list[str]:
+    """The course's assignments in the registry's order (the order it teaches them), then any other
+    folder of ``source/``."""
+    from .registry import ASSIGNMENTS
+
+    found = assignment_folders(root)
+    return [a for a in ASSIGNMENTS if a in found] + [a for a in found if a not in ASSIGNMENTS]

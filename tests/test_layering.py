@@ -8,7 +8,7 @@ LAYERS = {
     1: ["strategies", "standin_costs", "standins", "checks", "exercise", "assignments", "registry", "judge"],
     2: ["notebook", "backends", "sandbox"],
     3: ["grading"],
-    4: ["batch", "release", "report", "nbgrader_hook", "samples", "demo", "gradescope", "server", "cli", "audit"],
+    4: ["batch", "release", "report", "nbgrader_hook", "samples", "demo", "gradescope", "server", "cli", "audit", "course"],
 }
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
 

@@ -17,6 +17,7 @@ from ..fsutil import write_atomic
 from ..registry import get_assignment
 from ..version import __version__
 from .config import CONFIG_NAME, AutograderConfig
+from .rate_limit import RateLimit
 from .scripts import RUN_AUTOGRADER, SETUP_SH
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +65,7 @@ def _source_files() -> list[tuple[str, bytes]]:
     return files
 
 
-def autograder_members(assignment_id: str, *, visibility: str = "visible") -> list[tuple[str, bytes, int]]:
+def autograder_members(assignment_id: str, *, visibility: str = "visible", rate_limit: str = "") -> list[tuple[str, bytes, int]]:
     """Every member of the zip as (name, content, mode)."""
     assignment = get_assignment(assignment_id)
     constraints = (PROJECT_ROOT / "constraints.txt").read_text(encoding="utf-8")
@@ -72,7 +73,7 @@ def autograder_members(assignment_id: str, *, visibility: str = "visible") -> li
     torch = pinned("torch", constraints)
     try:
         config = AutograderConfig(assignment=assignment.id, visibility=visibility, seqgrade_version=__version__,
-                                  python=python, torch=torch.split("==")[-1])
+                                  python=python, torch=torch.split("==")[-1], rate_limit=rate_limit)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     fields = dict(assignment=assignment.id, python=python, prefix=PREFIX, torch=torch, uv=pinned("uv", constraints))
@@ -87,11 +88,14 @@ def autograder_members(assignment_id: str, *, visibility: str = "visible") -> li
     return members
 
 
-def build_autograder(assignment_id: str, out: str | Path, *, visibility: str = "visible") -> Path:
-    """Write the autograder zip for one assignment to ``out`` (atomically) and return its path."""
+def build_autograder(assignment_id: str, out: str | Path, *, visibility: str = "visible", rate_limit: str = "") -> Path:
+    """Write the autograder zip for one assignment to ``out`` (atomically) and return its path. ``rate_limit``
+    ("N/PERIOD", see :mod:`.rate_limit`) grades at most N submissions of a student per period."""
+    if rate_limit:
+        RateLimit.parse(rate_limit)  # a usage error now, not in every student's run
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, data, mode in autograder_members(assignment_id, visibility=visibility):
+        for name, data, mode in autograder_members(assignment_id, visibility=visibility, rate_limit=rate_limit):
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.external_attr = (0o100000 | mode) << 16  # a regular file with these permission bits
             info.compress_type = zipfile.ZIP_DEFLATED

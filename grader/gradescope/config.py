@@ -22,8 +22,9 @@ class AutograderConfig:
     assignment: str
     visibility: str = "visible"
     seqgrade_version: str = ""
-    python: str = ""  # major.minor of the Python that setup.sh installs (the one the zip was built with)
+    python: str = ""  # major.minor of the Python the zip was built with (setup.sh fetches it for an image older than 3.10)
     torch: str = ""  # the torch version setup.sh installs (CPU build)
+    rate_limit: str = ""  # "N/PERIOD" (grader.gradescope.rate_limit), or "" for none
 
     def __post_init__(self):
         if self.visibility not in VISIBILITIES:
@@ -40,7 +41,8 @@ class AutograderConfig:
                 raise AutograderConfigError(
                     f"{CONFIG_NAME} is format {data.get('format')!r} version {data.get('version')!r}; this seqgrade "
                     f"reads {CONFIG_FORMAT!r} version {CONFIG_VERSION}: rebuild the zip with this seqgrade")
-            fields = {k: data[k] for k in ("assignment", "visibility", "seqgrade_version", "python", "torch") if k in data}
+            fields = {k: data[k] for k in ("assignment", "visibility", "seqgrade_version", "python", "torch", "rate_limit")
+                      if k in data}
             return cls(**fields)
         except (ValueError, TypeError, AttributeError) as exc:
             raise AutograderConfigError(f"{CONFIG_NAME} is malformed: {exc}") from None

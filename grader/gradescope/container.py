@@ -14,6 +14,7 @@ from ..errors import OutputNotWritable, SandboxUnavailable, SeqgradeError, Usage
 from ..fsutil import write_atomic
 from ..version import __version__
 from .config import CONFIG_NAME, AutograderConfig
+from .rate_limit import RateLimit, limited_results
 from .results_json import results_for_failure, results_from_notebook
 
 DEFAULT_ROOT = "/autograder"
@@ -107,8 +108,12 @@ def run_in_container(root: Path | None = None) -> ContainerRun:
         config = AutograderConfig.from_json((root / "source" / CONFIG_NAME).read_text(encoding="utf-8"))
         visibility = config.visibility
         extra["assignment"] = config.assignment
-        data, score, max_score, level = _grade(root, config, extra)
-        graded = True
+        limited = limited_results(root, RateLimit.parse(config.rate_limit)) if config.rate_limit else None
+        if limited is not None:  # the limit is reached: the last graded result again, saying so
+            data, score = limited, float(limited.get("score") or 0)
+        else:
+            data, score, max_score, level = _grade(root, config, extra)
+            graded = True
     except NoSubmission as exc:
         data = results_for_failure(f"Not graded: {exc}", visibility=visibility, extra=extra)
     except Exception as exc:  # noqa: BLE001 (any fault of the grader must still leave a valid results.json)

@@ -2,26 +2,43 @@
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # seqgrade autograder for {assignment}: Gradescope runs this once, as root, when it builds the image.
-# It installs Python {python} and seqgrade's dependencies (torch's CPU build, then the pins of
-# constraints.txt) into {prefix}, where every user can read them: student code may run as an
-# unprivileged uid that must be able to load Python. seqgrade's own source (the grader, its checks and
-# the reference solutions) stays in /autograder/source/seqgrade, readable by root only.
+# It installs seqgrade's dependencies (torch's CPU build, then the pins of constraints.txt) into a
+# virtual environment in {prefix}, where every user can read them: student code may run as an
+# unprivileged uid that must be able to load Python. The environment uses the image's own python3 when
+# it is 3.10 or newer (with its venv module); otherwise uv fetches Python {python}, the version this zip
+# was built with. seqgrade's own source (the grader, its checks and the reference solutions) stays in
+# /autograder/source/seqgrade, readable by root only.
+#
+# Set SEQGRADE_TORCH_FIND_LINKS to a folder of wheels to install torch from there instead of PyTorch's
+# CPU index (https://download.pytorch.org/whl/cpu); pip's own PIP_* variables apply to the rest.
 set -euo pipefail
 HERE="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 PREFIX={prefix}
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q --no-install-recommends python3 python3-pip ca-certificates
-# uv fetches a standalone Python {python} (the version this zip was built and tested with, whatever the
-# image's own python3 is) into PREFIX, not under /root where the unprivileged uid could not read it.
-python3 -m pip install --quiet --disable-pip-version-check --target "$PREFIX/uv" "{uv}"
-export UV_PYTHON_INSTALL_DIR="$PREFIX/python" UV_CACHE_DIR=/tmp/seqgrade-uv-cache
-UV="$PREFIX/uv/bin/uv"
-"$UV" venv --python {python} --python-preference only-managed "$PREFIX/venv"
-PY="$PREFIX/venv/bin/python"
-# torch first, from the CPU wheel index, so that nothing later pulls in a multi-GB CUDA build.
-"$UV" pip install --python "$PY" --index-url https://download.pytorch.org/whl/cpu "{torch}"
-"$UV" pip install --python "$PY" -c "$HERE/constraints.txt" -r "$HERE/requirements.txt"
+apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip ca-certificates
+if python3 -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+    echo "setup.sh: using the image's $(python3 --version)"
+    python3 -m venv "$PREFIX/venv"
+    PY="$PREFIX/venv/bin/python"
+    PIP=("$PY" -m pip install --quiet --disable-pip-version-check)
+else
+    echo "setup.sh: the image's python3 is older than 3.10 (or has no venv): uv fetches Python {python}"
+    # uv puts the standalone Python in PREFIX, not under /root where the unprivileged uid could not read it.
+    python3 -m pip install --quiet --disable-pip-version-check --target "$PREFIX/uv" "{uv}"
+    export UV_PYTHON_INSTALL_DIR="$PREFIX/python" UV_CACHE_DIR=/tmp/seqgrade-uv-cache
+    "$PREFIX/uv/bin/uv" venv --python {python} --python-preference only-managed "$PREFIX/venv"
+    PY="$PREFIX/venv/bin/python"
+    PIP=("$PREFIX/uv/bin/uv" pip install --python "$PY")
+fi
+# torch first, its CPU build alone, so that nothing later pulls in a multi-GB CUDA build.
+if [ -n "${{SEQGRADE_TORCH_FIND_LINKS:-}}" ]; then
+    TORCH_FROM=(--no-index --find-links "$SEQGRADE_TORCH_FIND_LINKS")
+else
+    TORCH_FROM=(--index-url https://download.pytorch.org/whl/cpu)
+fi
+"${{PIP[@]}}" "${{TORCH_FROM[@]}}" "{torch}"
+"${{PIP[@]}}" -c "$HERE/constraints.txt" -r "$HERE/requirements.txt"
 "$PY" -c "import torch, sys; sys.exit('a CUDA build of torch was installed' if torch.version.cuda else 0)"
 rm -rf /tmp/seqgrade-uv-cache
 chmod -R a+rX "$PREFIX"
@@ -34,8 +51,10 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # seqgrade autograder for {assignment}: Gradescope runs this once per submission, as root, in /autograder.
 # It grades the one notebook in submission/ and writes results/results.json. Whatever fails, a valid
 # results.json is left behind: Python writes one saying why, and if Python itself cannot start, this
-# script writes one.
-ROOT="${{SEQGRADE_AUTOGRADER_ROOT:-/autograder}}"
+# script writes one. To try it elsewhere, give another root: run_autograder DIR (DIR/source holds the
+# unpacked zip, DIR/submission the notebook); `seqgrade gradescope-autograder ASSIGNMENT --try NOTEBOOK`
+# does that for you.
+ROOT="${{1:-${{SEQGRADE_AUTOGRADER_ROOT:-/autograder}}}}"
 SOURCE="$ROOT/source"
 PY="${{SEQGRADE_PYTHON:-{prefix}/venv/bin/python}}"
 [ -x "$PY" ] || PY="$(command -v python3 || true)"

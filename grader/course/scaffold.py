@@ -1,0 +1,191 @@
+"""An exercise's notebook cells, written from its declaration, and the notebook's points kept in step with it.
+
+The declaration (``grader/assignments/<assignment>.py``) is the only source of points. From it,
+
+- :func:`add_exercise_cells` inserts a declared exercise's cells into the source notebook, with the ids,
+  nbgrader metadata and text the course tests require: a markdown cell to write the exercise in, the
+  solution cell (``grade_id`` = the name; the reference's signature and a stub between nbgrader's
+  solution markers), the self-check cell (a 0-point grade cell ``selfcheck_<name>`` calling
+  ``selfcheck.check_<name>``) and the autograded cell (``test_<name>``, the declared points, the hidden
+  call of ``grader.nbgrader_hook.score``);
+- :func:`sync_points` makes every point the notebook states agree with the declaration: each autograded
+  cell's points and the "(N points)" of its first line, each ``## N. Title (P points)`` heading (the
+  points of the exercises under it) and the first "N points" of the introduction (the total).
+
+Both return what they changed and what they could not do, as sentences for the command line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from ..errors import UsageError
+from ..fsutil import write_atomic
+from ..release import ASSIGNMENTS_ROOT
+
+HEADING = re.compile(r"^## \d+\.")
+GROUP = re.compile(r"\(([^()]*\bpoints?\b[^()]*)\)\s*$")  # the heading's "(6 points, and 2 for the question)"
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+STATED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(\**) points?\b")  # "38 points", "**40 points**"
+CELL_POINTS = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
+
+
+class ScaffoldError(UsageError):
+    """The exercise is not declared, already has cells, or the notebook cannot take them where asked."""
+
+
+@dataclass
+class Report:
+    path: Path
+    changed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the author must still do by hand
+
+
+def _points(p: float) -> str:
+    return f"{p:g} point" + ("" if p == 1 else "s")
+
+
+def _grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
+
+
+def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _signature(name: str) -> str:
+    """``name(a, b)`` with the reference's parameters, or ``name()`` when the reference has no such function."""
+    from ..standins import course_stand_in
+
+    found = course_stand_in(name)
+    return f"{name}({', '.join(found.params) if found else ''})"
+
+
+def _cells(assignment: str, exercise) -> list:
+    name, v4 = exercise.id, nbformat.v4
+    if exercise.kind == "function":
+        body = f'def {_signature(name)}:\n    """Say in one line what it returns."""\n    ### BEGIN SOLUTION\n' \
+               f"    raise NotImplementedError()\n    ### END SOLUTION"
+        ask = f"**Exercise.** Write `{_signature(name)}`: what it computes, its shapes and dtypes, an example."
+    elif exercise.kind == "answer":
+        body, ask = f"### BEGIN SOLUTION\n{name} = None\n### END SOLUTION", \
+            f"**Question.** Ask it here, and say what type `{name}` must have (a letter as a string, a bool, an int)."
+    else:
+        raise ScaffoldError(f"{name} is a {exercise.kind!r} exercise: add its cells in Jupyter (nbgrader's "
+                            f"Create Assignment toolbar); this command writes function and answer exercises")
+    cells = [v4.new_markdown_cell(ask, id=f"md-{name}"),
+             v4.new_code_cell(body, id=name, metadata=_meta(name, grade=False, solution=True, locked=False))]
+    if exercise.kind == "function":
+        cells.append(v4.new_code_cell(f"# Self-check: {name}\nselfcheck.check_{name}({name})", id=f"selfcheck-{name}",
+                                      metadata=_meta(f"selfcheck_{name}", grade=True, solution=False, locked=True,
+                                                     points=0)))
+    cells.append(v4.new_code_cell(
+        f"# Autograded test for {name} ({_points(exercise.points)}). It is filled in when your notebook is graded.\n"
+        f"### BEGIN HIDDEN TESTS\nimport grader.nbgrader_hook as _seqgrade_hook\n"
+        f'_seqgrade_hook.score("{name}", globals(), "{assignment}")\n### END HIDDEN TESTS',
+        id=f"test-{name}", metadata=_meta(f"test_{name}", grade=True, solution=False, locked=True,
+                                          points=float(exercise.points))))
+    return cells
+
+
+def _notebook(assignment_id: str, root: Path):
+    from ..registry import get_assignment
+
+    spec = get_assignment(assignment_id)
+    path = root / "source" / assignment_id / spec.notebook
+    return spec, path, nbformat.read(path, as_version=4)
+
+
+def add_exercise_cells(assignment_id: str, name: str, *, after: str | None = None,
+                       root: Path = ASSIGNMENTS_ROOT) -> Report:
+    """Insert the cells of the declared exercise ``name`` after the cells of exercise ``after`` (default:
+    the exercise declared just before it), then :func:`sync_points`. The notebook is written once."""
+    spec, path, nb = _notebook(assignment_id, root)
+    ids = [e.id for e in spec.exercises]
+    if name not in ids:
+        raise ScaffoldError(f"{assignment_id} declares no exercise {name!r}: add it to grader/assignments/"
+                            f"{assignment_id}.py first (its points come from there)")
+    if any(_grade_id(c) in (name, f"test_{name}", f"selfcheck_{name}") for c in nb.cells):
+        raise ScaffoldError(f"{path.name} already has cells for {name}")
+    after = after or (ids[ids.index(name) - 1] if ids.index(name) else "imports")
+    owned = {after, f"test_{after}", f"selfcheck_{after}"}
+    at = [i for i, c in enumerate(nb.cells) if _grade_id(c) in owned]
+    if not at:
+        raise ScaffoldError(f"{path.name} has no cells of {after!r} to put {name} after")
+    cells = _cells(assignment_id, spec.exercise(name))
+    nb.cells[at[-1] + 1:at[-1] + 1] = cells
+    report = Report(path, [f"added the cells {', '.join(c.id for c in cells)} after {after}'s"])
+    _sync(spec, nb, report)
+    selfcheck = path.parent / "selfcheck.py"
+    if spec.exercise(name).kind == "function" and f"def check_{name}(" not in selfcheck.read_text(encoding="utf-8"):
+        report.notes.append(f"{selfcheck.relative_to(root.parent)} has no check_{name} yet: the self-check cell calls it")
+    write_atomic(path, nbformat.writes(nb) + "\n")
+    return report
+
+
+def sync_points(assignment_id: str, *, write: bool = True, root: Path = ASSIGNMENTS_ROOT) -> Report:
+    """Make the notebook's stated points agree with the declaration; write it if something changed and
+    ``write``. ``report.changed`` lists each change (made, or needed when not ``write``)."""
+    spec, path, nb = _notebook(assignment_id, root)
+    report = Report(path)
+    _sync(spec, nb, report)
+    if report.changed and write:
+        write_atomic(path, nbformat.writes(nb) + "\n")
+    return report
+
+
+def _sync(spec, nb, report: Report) -> None:
+    points = {(e.id if e.kind == "manual" else f"test_{e.id}"): e.points for e in spec.exercises}
+    for cell in nb.cells:
+        gid, want = _grade_id(cell), points.get(_grade_id(cell))
+        if want is None:
+            continue
+        if cell.metadata.nbgrader.get("points") != float(want):
+            report.changed.append(f"{gid}: {cell.metadata.nbgrader.get('points')} -> {want:g} points")
+            cell.metadata.nbgrader["points"] = float(want)
+        first = cell.source.partition("\n")[0]
+        said = CELL_POINTS.search(first)
+        if said and float(said.group(1)) != want:
+            fixed = first[:said.start()] + f"({_points(want)})" + first[said.end():]
+            cell.source = fixed + cell.source[len(first):]
+            report.changed.append(f"{gid}: its first line now says {_points(want)}")
+    _sync_headings(spec, nb, report)
+    _sync_total(spec, nb, report)
+
+
+def _sync_headings(spec, nb, report: Report) -> None:
+    points = {e.id: e.points for e in spec.exercises}
+    sections: list[list] = []  # [cell, heading line, points of its exercises]
+    for cell in nb.cells:
+        line = next((s for s in cell.source.splitlines() if HEADING.match(s)), None) if cell.cell_type == "markdown" else None
+        if line:
+            sections.append([cell, line, 0.0])
+        elif _grade_id(cell) in points and sections:
+            sections[-1][2] += points[_grade_id(cell)]
+    for cell, line, total in sections:
+        group = GROUP.search(line)
+        stated = [float(x) for x in NUMBER.findall(group.group(1))] if group else []
+        if group and len(stated) == 1 and stated[0] != total:
+            new = line[:group.start()] + f"({_points(total)})" + line[group.end():]
+            cell.source = cell.source.replace(line, new, 1)
+            report.changed.append(f"heading {line!r} -> {new!r}")
+        elif not group or sum(stated) != total:
+            report.notes.append(f"heading {line!r}: its exercises are worth {total:g} points; state them as "
+                                f"'({_points(total)})' at its end")
+
+
+def _sync_total(spec, nb, report: Report) -> None:
+    intro = nb.cells[0] if nb.cells and nb.cells[0].cell_type == "markdown" else None
+    found = STATED.search(intro.source) if intro is not None else None
+    total = spec.max_score
+    if found is None:
+        report.notes.append(f"the introduction states no total: write that the assignment is worth {total:g} points")
+    elif float(found.group(1)) != total:
+        intro.source = intro.source[:found.start(1)] + f"{total:g}" + intro.source[found.end(1):]
+        report.changed.append(f"the introduction's total: {found.group(1)} -> {total:g} points")

@@ -1,0 +1,77 @@
+"""nbgrader's checksums: every released cell carries the checksum of the text it is released with, and
+`nbgrader autograde` (with the course's nbgrader_config.py) warns about a locked cell only when the
+student edited it: never for an untouched release or solution, once per edited cell, and the edited
+hidden-test cell is still graded with the hidden tests."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbgrader import utils
+
+from grader.registry import ASSIGNMENTS
+from grader.release import ASSIGNMENTS_ROOT, release
+
+WARNING = re.compile(r"Attribute '(\w+)' for cell (\S+) has changed")
+
+
+def _grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
+
+
+@pytest.mark.parametrize("solutions", [False, True], ids=["student", "solution"])
+def test_every_released_cell_carries_the_checksum_of_its_released_text(solutions, tmp_path):
+    for assignment in ASSIGNMENTS:
+        folder = release(assignment, tmp_path, solutions=solutions)
+        nb = nbformat.read(folder / ASSIGNMENTS[assignment].notebook, as_version=4)
+        stamped = [c for c in nb.cells if "checksum" in c.get("metadata", {}).get("nbgrader", {})]
+        assert stamped
+        wrong = [_grade_id(c) for c in stamped if c.metadata.nbgrader["checksum"] != utils.compute_checksum(c)]
+        assert not wrong, (assignment, wrong)
+
+
+@pytest.mark.slow
+def test_autograde_warns_only_about_the_locked_cells_a_student_edited(tmp_path):
+    assignment, notebook = "rnn_lm", ASSIGNMENTS["rnn_lm"].notebook
+    course = tmp_path / "course"
+    shutil.copytree(ASSIGNMENTS_ROOT, course, ignore=shutil.ignore_patterns(
+        "__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db"))
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    made = subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env,
+                          capture_output=True, text=True, check=True)
+    assert not WARNING.search(made.stdout + made.stderr)
+    released = course / "release" / assignment
+    ours = release(assignment, tmp_path / "ours")
+    assert (ours / notebook).read_bytes() == (released / notebook).read_bytes()  # seqgrade's release is nbgrader's
+    solution = release(assignment, tmp_path / "solution", solutions=True) / notebook
+    edited = nbformat.read(solution, as_version=4)
+    for cell in edited.cells:
+        if _grade_id(cell) == "imports":
+            cell.source += "\nimport os  # added by the student"
+        elif _grade_id(cell) == "test_lstm_cell":
+            cell.source = "# I typed here by mistake"
+    for student, write in (("untouched", lambda p: shutil.copy(released / notebook, p)),
+                           ("solution", lambda p: shutil.copy(solution, p)),
+                           ("edited", lambda p: nbformat.write(edited, p))):
+        folder = course / "submitted" / student / assignment
+        folder.mkdir(parents=True)
+        write(folder / notebook)
+        for helper in ("selfcheck.py", "selfcheck_base.py"):
+            shutil.copy(released / helper, folder)
+    graded = subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, capture_output=True,
+                            text=True, check=True)
+    log = graded.stdout + graded.stderr
+    assert sorted(WARNING.findall(log)) == [("checksum", "imports"), ("checksum", "test_lstm_cell")], log[-3000:]
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {s: {g.name: g.auto_score for g in gb.find_submission_notebook(notebook[:-6], assignment, s).grades}
+                  for s in ("untouched", "solution", "edited")}
+    full = {f"test_{e.id}": e.points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
+    for student in ("solution", "edited"):  # the edited test cell is graded by the hidden tests all the same
+        assert {k: v for k, v in scores[student].items() if k in full} == full, student
+    assert all(scores["untouched"][k] == 0 for k in full)
