@@ -11,7 +11,7 @@ TORCH_SPEC ?= torch==2.13.0
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 DEMO_OUT ?= demo-out
 
-.PHONY: install demo test screenshots ablations clean
+.PHONY: install demo test check screenshots ablations clean
 
 install: $(STAMP)
 
@@ -27,6 +27,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# Everything that proves one assignment, in a few minutes: its reference tests, its checks against right and
+# wrong code, its corpus graded through the sandbox, its self-checks, its release and nbgrader's round trip,
+# and the rules every exercise of the course follows (tests/conftest.py, --assignment, says which tests).
+#   make check ASSIGNMENT=rnn_lm
+check: $(STAMP)
+	@test -n "$(ASSIGNMENT)" || { echo "make check needs ASSIGNMENT=<id>, one of: $$(ls grader/assignments | sed -n 's/^\([a-z_]*\)\.py$$/\1/p' | grep -v '^__' | tr '\n' ' ')"; exit 2; }
+	$(PY) -m pytest -q --assignment=$(ASSIGNMENT)
 
 # Removes each sandbox defence in turn and shows that a corpus test then fails (needs root and
 # cgroup v1; about two minutes a defence). Not part of `make test`; tests/test_ablations.py keeps it current.

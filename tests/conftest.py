@@ -48,3 +48,63 @@ def sandbox_grader():
 
     with Grader(Limits(call_timeout_s=5, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=90), slot=11) as grader:
         yield grader
+
+
+# --- make check ASSIGNMENT=<id>: the tests that prove one assignment ------------------------------------
+# A test belongs to an assignment when it has a parameter `assignment` equal to its id, or lives in one of
+# the files below (written for that assignment alone); COURSE_RULES hold for every exercise of the course,
+# so they prove the assignment too. A path listed here that no longer exists stops the run, so a renamed
+# file cannot silently drop out of `make check`.
+ASSIGNMENT_FILES = {
+    "sequence_models": ("tests/test_assignment.py", "tests/test_corpus.py", "tests/grader/test_checks.py",
+                        "tests/reference/test_autoregressive.py", "tests/reference/test_recurrent.py",
+                        "tests/reference/test_attention.py"),
+    "attention": ("tests/grader/test_checks_attention.py", "tests/grader/test_every_helper_served.py",
+                  "tests/reference/test_transformer.py"),
+    "recursive_attention": ("tests/reference/test_recursive.py", "tests/reference/test_flash.py"),
+    "rnn_lm": ("tests/grader/test_checks_rnn_lm.py", "tests/reference/test_rnn_lm.py"),
+    "lm_modules": ("tests/reference/test_lm_modules.py", "tests/test_selfchecks_lm_modules.py",
+                   "tests/grader/test_sampling_checks.py"),
+}
+COURSE_RULES = (
+    "tests/grader/test_fair_charging.py::test_every_check_states_when_it_cannot_be_judged",
+    "tests/grader/test_fair_charging.py::test_every_function_exercise_declares_the_inputs_it_must_respond_to",
+    "tests/grader/test_fair_charging.py::test_every_function_with_properties_has_a_probe",
+    "tests/audit/test_audit.py::test_self_checks_never_look_at_an_answer",
+    "tests/test_courses.py::test_every_assignment_has_a_corpus_and_is_listed_in_course_order",
+    "tests/test_courses.py::test_list_shows_every_assignment",
+    "tests/test_layering.py",
+)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--assignment", metavar="ID", default=None,
+                     help="run only the tests that prove assignment ID (make check ASSIGNMENT=ID): those "
+                          "parametrized with it, the files written for it, and the course-wide rules")
+
+
+def pytest_collection_modifyitems(config, items):
+    assignment = config.getoption("--assignment")
+    if assignment is None:
+        return
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    if assignment not in ASSIGNMENT_FILES:
+        raise pytest.UsageError(f"--assignment {assignment!r}: tests/conftest.py knows {', '.join(ASSIGNMENT_FILES)}")
+    listed = (*ASSIGNMENT_FILES[assignment], *COURSE_RULES)
+    missing = [p for p in listed if not (root / p.split("::")[0]).is_file()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py lists {missing}, which no longer exist: update ASSIGNMENT_FILES "
+                                f"or COURSE_RULES")
+
+    def belongs(item) -> bool:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if params.get("assignment") == assignment:
+            return True
+        node = item.nodeid.split("[")[0]
+        return any(node == p or node.startswith(p + "::") for p in listed)
+
+    keep = [item for item in items if belongs(item)]
+    config.hook.pytest_deselected(items=[item for item in items if not belongs(item)])
+    items[:] = keep
