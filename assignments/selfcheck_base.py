@@ -71,6 +71,16 @@ def require(ok: bool, message: str) -> None:
         raise PropertyFailed(message)
 
 
+def require_value_error(function, *args, why: str) -> None:
+    """Fail unless ``function(*args)`` raises ValueError; ``why`` says why it must."""
+    try:
+        function(*args)
+    except ValueError:
+        return
+    shown = ", ".join(repr(a) for a in args)
+    raise PropertyFailed(f"{getattr(function, '__name__', 'the function')}({shown}) should raise ValueError: {why}")
+
+
 def randn(seed, *shape):
     """Standard normal float64 numbers of the given shape, reproducible from ``seed`` (a stream of their own,
     so the self-checks' examples are not the grader's)."""

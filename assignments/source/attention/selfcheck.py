@@ -98,31 +98,29 @@ def check_self_attention(self_attention) -> bool:
     return _run("self_attention: agrees with torch and is permutation equivariant", equivariant)
 
 
+def _rows_follow_the_formula(P, T: int, d: int, rows, tolerance: float) -> None:
+    for t in rows:
+        for c in range(d):
+            angle = t / 10000 ** ((c - c % 2) / d)
+            want = np.sin(angle) if c % 2 == 0 else np.cos(angle)
+            _require(abs(P[t, c].item() - want) < tolerance,
+                     f"sinusoidal_positions({T}, {d})[{t}, {c}] = {P[t, c].item():.6g}; expected "
+                     f"{'sin' if c % 2 == 0 else 'cos'}({t} / 10000^({c - c % 2}/{d})) = {want:.6g}")
+
+
 def check_sinusoidal_positions(sinusoidal_positions) -> bool:
     def formula():
         for T, d in ((1, 2), (5, 10), (9, 6)):
             P = sinusoidal_positions(T, d)
             _require(isinstance(P, torch.Tensor) and P.shape == (T, d) and P.dtype == torch.get_default_dtype(),
                      f"sinusoidal_positions({T}, {d}) should be a ({T}, {d}) tensor of dtype {torch.get_default_dtype()}")
-            for t in range(T):
-                for c in range(d):
-                    angle = t / 10000 ** ((c - c % 2) / d)
-                    want = np.sin(angle) if c % 2 == 0 else np.cos(angle)
-                    _require(abs(P[t, c].item() - want) < 1e-5,
-                             f"sinusoidal_positions({T}, {d})[{t}, {c}] = {P[t, c].item():.6g}; expected "
-                             f"{'sin' if c % 2 == 0 else 'cos'}({t} / 10000^({c - c % 2}/{d})) = {want:.6g}")
+            _rows_follow_the_formula(P, T, d, range(T), 1e-5)
 
     def far_positions():
-        # Far along the sequence the angle t / 10000^(c/d) is large: any other base or exponent shows there.
+        # Far along the sequence the angle t / 10000^(c/d) is large: any other base or exponent shows there
+        # (float32 keeps about 1e-4 of an angle near 1000).
         T, d = 1203, 6
-        P = sinusoidal_positions(T, d)
-        for t in (T - 1, T // 2):
-            for c in range(d):
-                angle = t / 10000 ** ((c - c % 2) / d)
-                want = np.sin(angle) if c % 2 == 0 else np.cos(angle)
-                _require(abs(P[t, c].item() - want) < 2e-4,
-                         f"sinusoidal_positions({T}, {d})[{t}, {c}] = {P[t, c].item():.6g}; expected "
-                         f"{'sin' if c % 2 == 0 else 'cos'}({t} / 10000^({c - c % 2}/{d})) = {want:.6g}")
+        _rows_follow_the_formula(sinusoidal_positions(T, d), T, d, (T - 1, T // 2), 2e-4)
 
     return (_run("sinusoidal_positions: sin in even columns, cos in odd ones, as the formula says", formula)
             & _run("sinusoidal_positions: far along a long sequence too", far_positions))

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from selfcheck_base import PropertyFailed, SelfCheckFailed, one_line_checks  # noqa: F401
 from selfcheck_base import randn as _randn, require as _require, run as _run
+from selfcheck_base import require_value_error as _require_value_error
 
 _SETTINGS = settings(max_examples=25, derandomize=True, database=None, deadline=None,
                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
@@ -258,13 +259,7 @@ def check_attention_io(attention_io) -> bool:
 
     def too_small():
         for N, d in ((5, 129), (9, 133), (17, 140)):
-            try:
-                attention_io(N, d, 4 * d - 1)
-            except ValueError:
-                pass
-            else:
-                raise PropertyFailed(f"attention_io({N}, {d}, {4 * d - 1}) should raise ValueError: M < 4d, so not one "
-                                     f"row of a block fits")
+            _require_value_error(attention_io, N, d, 4 * d - 1, why="M < 4d, so not one row of a block fits")
             got = attention_io(N, d, 4 * d)
             _require(isinstance(got, tuple) and len(got) == 2, f"attention_io({N}, {d}, {4 * d}) fits blocks of one row "
                                                                f"and should return the counts; got {got!r}")

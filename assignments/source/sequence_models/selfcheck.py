@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from selfcheck_base import PropertyFailed, SelfCheckFailed, one_line_checks  # noqa: F401
 from selfcheck_base import randn as _randn, require as _require, run as _run
+from selfcheck_base import require_value_error as _require_value_error
 
 _SETTINGS = settings(max_examples=30, derandomize=True, database=None, deadline=None,
                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
@@ -40,12 +41,7 @@ def check_seq2col(seq2col) -> bool:
     def bad_sizes():
         values = [3, 1, 4, 1, 5]
         for s in (0, -1, len(values), len(values) + 2):
-            try:
-                seq2col(values, s)
-            except ValueError:
-                continue
-            raise PropertyFailed(f"seq2col({values}, {s}) should raise ValueError: a window needs 1 <= filter_size "
-                                 f"< len(seq)")
+            _require_value_error(seq2col, values, s, why="a window needs 1 <= filter_size < len(seq)")
 
     return (_run("seq2col: X[i] = seq[i:i+s] and y[i] = seq[i+s]", windows)
             & _run("seq2col: ValueError for a filter size outside 1 .. len(seq) - 1", bad_sizes))
@@ -222,12 +218,8 @@ def check_param_counts(qkv_param_count, mha_param_count) -> bool:
 
     def indivisible():
         for d_model, n_heads in ((10, 4), (9, 2)):
-            try:
-                mha_param_count(d_model, n_heads)
-            except ValueError:
-                continue
-            raise PropertyFailed(f"mha_param_count({d_model}, {n_heads}) should raise ValueError: {n_heads} heads do "
-                                 f"not divide d_model = {d_model} (torch.nn.MultiheadAttention refuses it too)")
+            _require_value_error(mha_param_count, d_model, n_heads, why=f"{n_heads} heads do not divide d_model = "
+                                 f"{d_model} (torch.nn.MultiheadAttention refuses it too)")
 
     return (_run("parameter counts agree with torch.nn", counts)
             & _run("mha_param_count: ValueError when n_heads does not divide d_model", indivisible))
