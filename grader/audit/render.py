@@ -41,7 +41,7 @@ def headline(report: AuditReport) -> str:
 def _survivor(m: MutantOutcome) -> str:
     tag = "suspected equivalent" if m.equivalent else "outputs differ"
     if m.accepted is not None:
-        tag = f"accepted: {m.accepted.reason}"
+        tag = f"{tag}; accepted: {m.accepted.reason}"
     return f"{m.id} [{tag}]  {m.diff}\n    passed: {', '.join(m.passed_checks) or 'no check'}"
 
 
