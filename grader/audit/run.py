@@ -158,6 +158,10 @@ def audit(assignment: str | Assignment, options: AuditOptions = AuditOptions(),
     if options.backend not in BACKENDS:
         raise AuditError(f"unknown backend {options.backend!r}; one of {', '.join(BACKENDS)}")
     target = get_assignment(assignment) if isinstance(assignment, str) else assignment
+    if options.backend == "sandbox":  # said once, before any mutant is made, rather than once per mutant
+        from ..sandbox.client import check_isolation
+
+        check_isolation(options.limits.isolation)
     triage = options.triage or read_triage(target.id)
     started = time.monotonic()
     everything = mutants_of(target)
