@@ -209,7 +209,7 @@ class StandInClass:
 def build_request(op: str, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), again: bool = False,
                   stand_ins: Mapping[str, StandInHandler] | None = None, handle: str | None = None,
                   method: str | None = None, classes: Mapping[str, StandInClass] | None = None,
-                  grad_params: bool = False) -> tuple[dict, list, dict]:
+                  grad_params: bool = False, prepare: Mapping | None = None) -> tuple[dict, list, dict]:
     """A call-like request as both backends send it: ``(request, args, handlers)``; ``args`` has each Made
     argument replaced by None (the student's process builds it), ``handlers`` answers every stand-in."""
     request = {"op": op, "name": name, "grad_wrt": list(grad_wrt), "again": again,
@@ -229,6 +229,8 @@ def build_request(op: str, name: str, args: Sequence, *, grad_wrt: Sequence[int]
             handlers.update(c.handlers())
     if grad_params:
         request["grad_params"] = True
+    if prepare:  # with op construct: grader.objects.prepared
+        request.update({k: v for k, v in prepare.items() if k in ("double", "fill_seed")})
     return request, [None if isinstance(a, Made) else a for a in args], handlers
 
 

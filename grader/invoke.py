@@ -227,7 +227,7 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
                 out = fn(*args)
                 if constructing:
                     objects.OBJECTS[str(request.get("handle"))] = out
-                    return {"ok": True}, {"value": type(out).__name__}
+                    return {"ok": True}, {"value": objects.prepared(out, request)}
                 if request.get("method") in objects.IN_PLACE:
                     return {"ok": True}, {"value": None}
                 objective = _objective(out, values.get("cotangent")) if grad_wrt or grad_params else None

@@ -24,6 +24,18 @@ class ObjectCalls:
             self.__dict__.setdefault("_object_classes", {})[handle] = dict(classes)
         return handle
 
+    def build(self, name: str, args: Sequence, *, classes: Mapping[str, StandInClass] | None = None,
+              double: bool = False, fill_seed: int | None = None) -> tuple[str, dict]:
+        """Construct ``name(*args)`` and, in the same request, convert it to float64 (``double``) and fill its
+        parameters from ``fill_seed`` (grader.objects.prepared); return the handle and the shapes of its
+        state_dict by name."""
+        handle = f"{name}#{next(_HANDLES)}"
+        prepare = {"double": double, "fill_seed": fill_seed}
+        shapes = self.call(name, list(args), op="construct", handle=handle, classes=classes, prepare=prepare).value
+        if classes:
+            self.__dict__.setdefault("_object_classes", {})[handle] = dict(classes)
+        return handle, shapes if isinstance(shapes, dict) else {}
+
     def call_method(self, name: str, handle: str, args: Sequence, *, method: str = "__call__", **options) -> Reply:
         """Call ``method`` of the object under ``handle`` (``name``: its class, for budgets and messages)."""
         classes = {**self.__dict__.get("_object_classes", {}).get(handle, {}), **(options.pop("classes", None) or {})}

@@ -146,6 +146,27 @@ def target(ns: dict, request: dict):
     return fn, obj if isinstance(obj, torch.nn.Module) else None, None
 
 
+def prepared(obj, request: dict):
+    """A just-constructed object made ready as the grader asked in the same request (one round trip instead
+    of four): ``double`` converts a module to float64; ``fill_seed`` gives every floating parameter, in name
+    order, standard normal numbers from a torch.Generator with that seed divided by the square root of its
+    last size. Returns the shapes of the module's state_dict by name (the class's name for anything else)."""
+    if not isinstance(obj, torch.nn.Module):
+        return type(obj).__name__
+    if request.get("double"):
+        obj.double()
+    seed = request.get("fill_seed")
+    if isinstance(seed, int):
+        generator = torch.Generator()
+        generator.manual_seed(seed)
+        with torch.no_grad():
+            for _, p in sorted(obj.named_parameters()):
+                if p.is_floating_point():
+                    fan = p.shape[-1] if p.ndim else 1
+                    p.copy_(torch.randn(p.shape, generator=generator, dtype=torch.float64).to(p.dtype) / max(fan, 1) ** 0.5)
+    return {str(k): list(v.shape) for k, v in obj.state_dict().items() if isinstance(v, torch.Tensor)}
+
+
 def state(request: dict) -> dict:
     """The tensors of a constructed module's ``state_dict()``, detached copies, by name."""
     obj = OBJECTS.get(str(request.get("handle")))

@@ -58,9 +58,11 @@ class InProcess(ObjectCalls):
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
              stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False,
              op: str = "call", handle: str | None = None, method: str | None = None,
-             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False) -> Reply:
+             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False,
+             prepare: Mapping | None = None) -> Reply:
         request, args, handlers = build_request(op, name, args, grad_wrt=grad_wrt, again=again, stand_ins=stand_ins,
-                                                handle=handle, method=method, classes=classes, grad_params=grad_params)
+                                                handle=handle, method=method, classes=classes, grad_params=grad_params,
+                                                prepare=prepare)
         log: list[Served] = []
         if measure_memory:
             fix_mmap_threshold(128 * 1024)  # as in the sandbox: freed blocks leave, so the peak is what was live

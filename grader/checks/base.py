@@ -211,7 +211,7 @@ REPLAY = True
 
 
 def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = (),
-            unjudged: str = "") -> None:
+            unjudged: str = "", key: str = "") -> None:
     """Run ``prop`` on the explicit ``examples`` and then on drawn ones; raise the smallest failure.
 
     The cases hypothesis would try on a passing answer do not depend on the answer (the settings are
@@ -220,7 +220,8 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
     gives exactly the verdict and smallest counterexample it would have given on its own.
 
     A property raises :class:`Skip` for an example it cannot judge; when every example was skipped,
-    the check is not judged (``unjudged`` says why) and pays nothing."""
+    the check is not judged (``unjudged`` says why) and pays nothing. ``key`` tells apart the cases of one
+    property function used with several strategies (drawn cases are kept under the property's code)."""
     judged: list = []
     recording: list | None = None
 
@@ -238,7 +239,7 @@ def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple
 
     for case in reversed(examples):
         property_holds = example(case)(property_holds)
-    key = (prop.__code__, max_examples, len(examples))
+    key = (prop.__code__, max_examples, len(examples), key)
     if REPLAY and key not in _DRAWN:
         stored_as = drawn.key_of(*key)
         stored = drawn.store().get(stored_as)

@@ -149,14 +149,14 @@ def fingerprint() -> str:
     return h.hexdigest()[:24]
 
 
-def key_of(code: CodeType, max_examples: int, explicit: int) -> str | None:
+def key_of(code: CodeType, max_examples: int, explicit: int, variant: str = "") -> str | None:
     """The stored name of a property's cases, or None for a property outside grader/ (a test's own)."""
     try:
         rel = Path(code.co_filename).resolve().relative_to(_PROJECT / "grader")
     except ValueError:
         return None
     name = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python 3.11+ (the line tells apart the rest)
-    return f"{rel.as_posix()}:{name}:{code.co_firstlineno}:{max_examples}:{explicit}"
+    return f"{rel.as_posix()}:{name}:{code.co_firstlineno}:{max_examples}:{explicit}" + (f":{variant}" if variant else "")
 
 
 class Store:

@@ -54,20 +54,15 @@ class Built:
 
     @classmethod
     def make(cls, student, name: str, sizes, *, classes=None, double: bool = True, seed: int = 0) -> "Built":
-        """Construct ``name(*sizes)`` and give every parameter, in the student's own layout, numbers drawn from
-        ``seed`` (so a property judged on the student's own module is the same on every run)."""
+        """Construct ``name(*sizes)`` (in float64 with ``double``) and give every parameter, in the student's own
+        layout, numbers drawn from ``seed`` (so a property judged on the student's own module is the same on
+        every run): one request (grader.objects.prepared)."""
         built = cls(student, name, tuple(sizes), classes, double=double, seed=seed)
         try:
-            built.handle = student.construct(name, list(sizes), classes=classes)
-            if double:
-                student.call_method(name, built.handle, [], method="double")
-            state = student.state(name, built.handle)
+            built.handle, shapes = student.build(name, list(sizes), classes=classes, double=double, fill_seed=seed + 500)
         except StudentRaised as exc:
             raise StudentErrorAt(f"building {built.text} raised {exc.type_name}: {exc.message}") from None
-        built.shapes = {k: tuple(v.shape) for k, v in state.items()}
-        own = {k: (gaussian(seed + 500 + i, *v.shape) / max(v.shape[-1] if v.ndim else 1, 1) ** 0.5).to(v.dtype)
-               if v.is_floating_point() else v for i, (k, v) in enumerate(sorted(state.items()))}
-        built.load(own)
+        built.shapes = {str(k): tuple(int(d) for d in v) for k, v in shapes.items() if isinstance(v, list)}
         return built
 
     def twin(self) -> "Built":
@@ -111,7 +106,8 @@ class Built:
         except StudentRaised as exc:
             if self.double and DTYPE_MISMATCH.search(exc.message):
                 single = Built.make(self.student, self.name, self.sizes, classes=self.classes, double=False, seed=self.seed)
-                single.load({k: v.float() if v.is_floating_point() else v for k, v in self.loaded.items()})
+                if self.loaded:  # the grader's weights, loaded earlier; else the same seeded numbers as built
+                    single.load({k: v.float() if v.is_floating_point() else v for k, v in self.loaded.items()})
                 try:
                     reply = single.student.call_method(self.name, single.handle, _single(args), **options)
                 except StudentRaised:

@@ -283,7 +283,8 @@ class Session(ObjectCalls):
     def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
              stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False,
              op: str = "call", handle: str | None = None, method: str | None = None,
-             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False) -> Reply:
+             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False,
+             prepare: Mapping | None = None) -> Reply:
         """Call student function ``name`` (or, with ``handle``, a method of an object constructed earlier;
         ``op="construct"`` constructs class ``name`` under ``handle``; see grader.backends.objectcalls)."""
         if name in self._broken:
@@ -292,7 +293,8 @@ class Session(ObjectCalls):
         if (handle is None or op == "construct") and not self.defines(name):
             raise StudentMissing(name)
         request, args, handlers = build_request(op, name, args, grad_wrt=grad_wrt, again=again, stand_ins=stand_ins,
-                                                handle=handle, method=method, classes=classes, grad_params=grad_params)
+                                                handle=handle, method=method, classes=classes, grad_params=grad_params,
+                                                prepare=prepare)
         try:
             if self.sock is None:
                 self._start()
