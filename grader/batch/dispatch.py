@@ -7,8 +7,8 @@ signal), a local process pool fails every notebook it still held, most of them i
   death puts at most that many in doubt;
 - a pool that broke is replaced (when it is ours) and grading goes on;
 - the notebooks in doubt are graded again one at a time, alone in a worker; only one whose worker dies
-  again is reported as exhausting the grader (:data:`EXHAUSTED`), and that row is not cached, so the
-  next run tries it again.
+  twice while it is alone is reported as exhausting the grader (:data:`EXHAUSTED`), and that row is not
+  cached, so the next run tries it again.
 
 Any ``concurrent.futures.Executor`` works: a Dask cluster's executor reschedules a dead worker's tasks
 itself and reports a task that keeps killing workers as an error, which lands here the same way.
@@ -113,15 +113,19 @@ class _Flight:
             yield job, _alone(job, self.workers, self.fn, self.args)
 
 
-def _alone(job, workers: Workers, fn: Callable, args: Callable) -> dict:
-    try:
-        future = workers.submit(fn, *args(job))
-    except Exception as exc:
-        return {"result": None, "error": f"{EXHAUSTED}: {type(exc).__name__}: {exc})"}
-    failure = _failure(future)
-    if failure is None:
-        return future.result()
-    if isinstance(failure, cf.BrokenExecutor):
-        workers.renew()
-    detail = str(failure) or type(failure).__name__
-    return {"result": None, "error": f"{EXHAUSTED} twice, the second time while grading it alone: {detail[:300]})"}
+def _alone(job, workers: Workers, fn: Callable, args: Callable, tries: int = 2) -> dict:
+    """Grade ``job`` with nothing else in flight, up to ``tries`` times: a notebook that was only queued when
+    a pool broke has not killed anything yet, so it is reported only when it kills a worker of its own twice."""
+    detail = ""
+    for _ in range(tries):
+        try:
+            future = workers.submit(fn, *args(job))
+        except Exception as exc:
+            return {"result": None, "error": f"{EXHAUSTED}: {type(exc).__name__}: {exc})"}
+        failure = _failure(future)
+        if failure is None:
+            return future.result()
+        if isinstance(failure, cf.BrokenExecutor):
+            workers.renew()
+        detail = str(failure) or type(failure).__name__
+    return {"result": None, "error": f"{EXHAUSTED} {tries} times while grading it alone: {detail[:300]})"}

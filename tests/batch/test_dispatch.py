@@ -37,7 +37,7 @@ def test_a_dying_worker_costs_only_its_own_notebook(tmp_path):
     assert set(got) == set(jobs)
     assert {j for j, p in got.items() if p["result"] is not None} == set(jobs) - {"poison"}
     assert got["poison"]["result"] is None and got["poison"]["error"].startswith(EXHAUSTED)
-    assert "alone" in got["poison"]["error"]
+    assert "2 times while grading it alone" in got["poison"]["error"]
 
 
 def test_without_a_death_every_notebook_is_graded_once(tmp_path):

@@ -171,4 +171,4 @@ def test_grading_one_assignment_imports_no_other_assignments_checks():
             "'rnn_lm' in ASSIGNMENTS, 'nope' in ASSIGNMENTS)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
     assert out.strip() == ("['grader.assignments.sequence_models'] "
-                           "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm'] True False")
+                           "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm', 'lm_modules'] True False")
