@@ -31,9 +31,12 @@ def _try(capsys, *args) -> tuple[dict, str]:
 
 
 def test_try_runs_the_zips_run_autograder_and_prints_results_json(solution, capsys, tmp_path):
+    from grader.registry import get_assignment
+
+    total = get_assignment("rnn_lm").max_score  # rnn_lm has no question graded by staff
     results, log = _try(capsys, "--try", str(solution), "--out", str(tmp_path / "kept.zip"))
-    assert results["score"] == 38 and results["tests"] and all(t["status"] == "passed" for t in results["tests"])
-    assert "isolation: " in log and "38 of 38 automatically graded points" in log
+    assert results["score"] == total and results["tests"] and all(t["status"] == "passed" for t in results["tests"])
+    assert "isolation: " in log and f"{total:g} of {total:g} automatically graded points" in log
     assert (tmp_path / "kept.zip").is_file()  # --out keeps the zip it tried
 
 
@@ -108,7 +111,7 @@ esac''')
     assert proc.returncode == 0, proc.stderr
     said = calls.read_text()
     assert "apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip ca-certificates" in said
-    torch = "--no-index --find-links /wheels torch==2.13.0"
+    torch = "--no-index --find-links /wheels --no-deps torch==2.13.0"
     if minor >= 10:
         assert f"python3 -m venv {prefix}/venv" in said and "uv" not in said
         assert f"venv-python -m pip install --quiet --disable-pip-version-check {torch}" in said

@@ -33,12 +33,17 @@ else
 fi
 # torch first, its CPU build alone, so that nothing later pulls in a multi-GB CUDA build.
 if [ -n "${{SEQGRADE_TORCH_FIND_LINKS:-}}" ]; then
-    TORCH_FROM=(--no-index --find-links "$SEQGRADE_TORCH_FIND_LINKS")
+    "${{PIP[@]}}" --no-index --find-links "$SEQGRADE_TORCH_FIND_LINKS" --no-deps "{torch}"
+    "${{PIP[@]}}" "{torch}"  # torch's own dependencies, from the package index (torch is installed already)
 else
-    TORCH_FROM=(--index-url https://download.pytorch.org/whl/cpu)
+    "${{PIP[@]}}" --index-url https://download.pytorch.org/whl/cpu "{torch}"
 fi
-"${{PIP[@]}}" "${{TORCH_FROM[@]}}" "{torch}"
-"${{PIP[@]}}" -c "$HERE/constraints.txt" -r "$HERE/requirements.txt"
+if ! "${{PIP[@]}}" -c "$HERE/constraints.txt" -r "$HERE/requirements.txt"; then
+    # A pin can need a newer Python than the image's (soupsieve 4.1.2 needs 3.11.5; Debian 12 has 3.11.2).
+    echo "setup.sh: the pins of constraints.txt do not all install on $("$PY" --version); installing the" \
+         "ranges of requirements.txt instead, with {torch} kept"
+    "${{PIP[@]}}" -r "$HERE/requirements.txt" "{torch}"
+fi
 "$PY" -c "import torch, sys; sys.exit('a CUDA build of torch was installed' if torch.version.cuda else 0)"
 rm -rf /tmp/seqgrade-uv-cache
 chmod -R a+rX "$PREFIX"
