@@ -4,9 +4,11 @@ No gradebook database is created and nothing is written inside ``assignments/``:
 is read, run through nbgrader's steps as a pipeline, and written (atomically) to the output folder
 with the assignment's other files (the self-check helper).
 
-Every step that changes a cell's text comes before ``ComputeChecksums``, so the checksum nbgrader
-stores in each cell is that of the cell exactly as it is released (``nbgrader validate`` and
-``autograde`` recompute it from the text the student received).
+Every cell nbgrader checksums carries, in both versions, the checksum of the text students are given:
+``nbgrader validate`` and ``autograde`` compare a notebook's cells with it (a locked cell that differs was
+edited; an answer cell that does not was left unanswered). In the student version every step that
+changes a cell's text comes before ``ComputeChecksums``; the solution version takes the student
+version's checksums, so its filled-in answers count as answers.
 """
 from __future__ import annotations
 
@@ -54,6 +56,14 @@ def source_dir(assignment: str, root: Path = ASSIGNMENTS_ROOT) -> Path:
     return folder
 
 
+def _grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+
+
+def _checksum(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("checksum", "")
+
+
 def convert(nb, steps):
     """Apply nbgrader preprocessors in order; each is a small notebook-to-notebook step."""
     resources = {}
@@ -74,7 +84,13 @@ def release(assignment: str, out: str | Path, *, solutions: bool = False, root: 
         if path.name.startswith(".") or path.name == "__pycache__":
             continue
         if path.suffix == ".ipynb":
-            nb = convert(nbformat.read(path, as_version=4), SOLUTION_STEPS if solutions else STUDENT_STEPS)
+            nb = convert(nbformat.read(path, as_version=4), STUDENT_STEPS)
+            if solutions:
+                given = {_grade_id(c): c.metadata.nbgrader["checksum"] for c in nb.cells if _checksum(c)}
+                nb = convert(nbformat.read(path, as_version=4), SOLUTION_STEPS)
+                for cell in nb.cells:
+                    if _checksum(cell) and _grade_id(cell) in given:
+                        cell.metadata.nbgrader["checksum"] = given[_grade_id(cell)]
             write_atomic(dest / path.name, nbformat.writes(nb) + "\n")
         elif path.is_file():
             shutil.copyfile(path, dest / path.name)
