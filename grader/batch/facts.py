@@ -49,6 +49,9 @@ def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozen
     the student version generated in memory exactly as ``seqgrade release`` makes it."""
     import nbformat
 
+    from .outputs import nbgrader_imported
+
+    nbgrader_imported()  # grader.release imports nbgrader, which a batch may be importing in the background
     from ..release import STUDENT_STEPS, convert, source_dir
 
     nb = convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)

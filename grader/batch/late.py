@@ -182,6 +182,9 @@ def load_policy(path: str | Path) -> tuple[LatePolicy, Path | None]:
 def course_policy(assignment: str, root: str | Path | None = None) -> tuple[LatePolicy, Path | None] | None:
     """The late policy the course config gives ``assignment`` (None when it gives none)."""
     if root is None:
+        from .outputs import nbgrader_imported
+
+        nbgrader_imported()  # grader.release imports nbgrader, which a batch may be importing in the background
         from ..release import ASSIGNMENTS_ROOT as root
     path = Path(root) / COURSE_FILE
     try:

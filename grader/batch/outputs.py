@@ -105,6 +105,7 @@ def alembic_head() -> str:
 
 def _create_empty_gradebook(db_url: str) -> None:
     """A new SQLite gradebook with nbgrader's tables and schema version, made without the alembic command."""
+    nbgrader_imported()
     from nbgrader.api import Base
     from sqlalchemy import create_engine, inspect, text
 
@@ -120,11 +121,23 @@ def _create_empty_gradebook(db_url: str) -> None:
         engine.dispose()
 
 
+_PREFETCHING: list[threading.Thread] = []
+
+
 def prefetch_gradebook() -> threading.Thread:
-    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades."""
+    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades. Code in this
+    process that imports nbgrader (or grader.release, which does) calls :func:`nbgrader_imported` first."""
     thread = threading.Thread(target=importlib.import_module, args=("nbgrader.api",), daemon=True)
     thread.start()
+    _PREFETCHING.append(thread)
     return thread
+
+
+def nbgrader_imported() -> None:
+    """Wait for a background import of nbgrader to finish: nbgrader's package imports itself in a circle,
+    and a second thread importing any of it meanwhile gets a partially initialised module (ImportError)."""
+    while _PREFETCHING:
+        _PREFETCHING.pop().join()
 
 
 def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, NotebookResult],
@@ -135,6 +148,7 @@ def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, Note
     import os
     import sys
 
+    nbgrader_imported()
     from nbgrader.api import Gradebook
 
     # nbgrader runs the `alembic` command from PATH for a database it has to create (not a SQLite one,
@@ -192,6 +206,7 @@ def _points_sum(values) -> float:
 
 def read_gradebook_manual_scores(db_url: str, assignment: Assignment, students) -> dict[tuple[str, str], float]:
     """(student, manual question) -> the manual_score entered in nbgrader's formgrader, where one is set."""
+    nbgrader_imported()
     from nbgrader.api import Gradebook, MissingEntry
 
     notebook = Path(assignment.notebook).stem

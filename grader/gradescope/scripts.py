@@ -39,7 +39,7 @@ else
     "${{PIP[@]}}" --index-url https://download.pytorch.org/whl/cpu "{torch}"
 fi
 if ! "${{PIP[@]}}" -c "$HERE/constraints.txt" -r "$HERE/requirements.txt"; then
-    # A pin can need a newer Python than the image's (soupsieve 4.1.2 needs 3.11.5; Debian 12 has 3.11.2).
+    # A pin can need a newer Python than the image's (soupsieve 4.1.2 needed 3.11.5 while Debian 12 has 3.11.2).
     echo "setup.sh: the pins of constraints.txt do not all install on $("$PY" --version); installing the" \
          "ranges of requirements.txt instead, with {torch} kept"
     "${{PIP[@]}}" -r "$HERE/requirements.txt" "{torch}"
