@@ -17,7 +17,7 @@ from grader import codec
 from grader.judge import judge_exercise
 from grader.grading import Grader
 from grader.registry import SEQUENCE_MODELS
-from grader.sandbox import client, framing, isolation
+from grader.sandbox import client, framing, isolation, jails
 from grader.sandbox.client import Session, Zygote
 from grader.sandbox.limits import Limits
 
@@ -115,7 +115,7 @@ def test_as_root_the_mode_is_refused_when_the_sandbox_user_cannot_read_python(re
         (locked / "python").mkdir(parents=True)
         locked.parent.chmod(0o755)
         locked.chmod(0o700)
-        monkeypatch.setattr(client, "_keep_paths", lambda: [str(locked / "python")])
+        monkeypatch.setattr(jails, "_keep_paths", lambda: [str(locked / "python")])
         assert main(["grade", str(released[1]), "--isolation", "rlimits"]) == 3
         err = capsys.readouterr().err
         assert str(locked) in err and "uid 60000" in err and len(err.strip().splitlines()) == 1
