@@ -210,9 +210,5 @@ def assert_module_gradients(built: Built, args: list, wrt: list[int], out_shape:
                           kind="values")
 
 
-def permuted_rows(value: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
-    return value[order]
-
-
 def differs(a: torch.Tensor, b: torch.Tensor) -> bool:
     return not torch.allclose(a, b, rtol=1e-9, atol=1e-12)
