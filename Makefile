@@ -33,7 +33,7 @@ test: $(STAMP)
 # and the rules every exercise of the course follows (tests/conftest.py, --assignment, says which tests).
 #   make check ASSIGNMENT=rnn_lm
 check: $(STAMP)
-	@test -n "$(ASSIGNMENT)" || { echo "make check needs ASSIGNMENT=<id>, one of: $$(ls grader/assignments | sed -n 's/^\([a-z_]*\)\.py$$/\1/p' | grep -v '^__' | tr '\n' ' ')"; exit 2; }
+	@test -n "$(ASSIGNMENT)" || { echo "make check needs ASSIGNMENT=<id>, one of: $$(ls -d grader/assignments/*/ | xargs -n1 basename | grep -v "^__" | tr '\n' ' ')"; exit 2; }
 	$(PY) -m pytest -q --assignment=$(ASSIGNMENT)
 
 # Removes each sandbox defence in turn and shows that a corpus test then fails (needs root and

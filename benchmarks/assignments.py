@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe  # noqa: E402
 from measure import cpu_seconds  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
 
 
@@ -47,9 +48,9 @@ def main(argv=None) -> int:
 
     import torch
 
+    from grader.assignments.registry import ASSIGNMENTS
+    from grader.course.release import release
     from grader.grading import Grader
-    from grader.registry import ASSIGNMENTS
-    from grader.release import release
 
     torch.set_num_threads(1)  # as in the batch workers and the sandbox: tiny ops on two threads mostly spin
 

@@ -14,7 +14,7 @@ Grades each assignment's solution notebook and its alternative correct solutions
   first in-process grade of the same notebook that is not recorded (the jail's zygote has warmed up too).
 
 Prints the largest of each per function, split into ordinary calls and the calls whose memory is
-measured, next to the budget that applies (grader.sandbox.limits.Limits.call_budget with the
+measured, next to the budget that applies (grader.jail.limits.Limits.call_budget with the
 exercise's declared budget) and the ratio of the budget to the largest in-process measurement (the
 sandbox's column is coarse: a call of 0.1 ms registers 10 ms when a tick falls inside it).
 """
@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
 
 
@@ -38,12 +39,11 @@ def main(argv=None) -> int:
 
     import torch
 
-    from grader.backends import inprocess
+    from grader.assignments.registry import ASSIGNMENTS
+    from grader.course.release import release
     from grader.grading import Grader
-    from grader.registry import ASSIGNMENTS
-    from grader.release import release
-    from grader.sandbox import client, isolation
-    from grader.sandbox.limits import Limits
+    from grader.jail.limits import Limits
+    from grader.sandbox import client, inprocess, procfs
     from tests.corpus import courses
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -57,12 +57,12 @@ def main(argv=None) -> int:
     def timed(self, request, values, name, stand_ins=None, log=None, watch=None):
         if self.sock is None:
             self._start()
-        before = isolation.tree_cpu_seconds(self.pgid) if self.pgid else None
+        before = procfs.tree_cpu_seconds(self.pgid) if self.pgid else None
         try:
             return original(self, request, values, name, stand_ins, log, watch)
         finally:
             if before is not None and self.pgid and request.get("op") == "call":
-                used[(current[0], name, watch is not None)].append(isolation.tree_cpu_seconds(self.pgid) - before)
+                used[(current[0], name, watch is not None)].append(procfs.tree_cpu_seconds(self.pgid) - before)
 
     client.Session._request = timed
 

@@ -26,7 +26,7 @@
    server running (``seqgrade serve``; the two must print the same bytes), and of a notebook whose every
    function hangs, from process start, through the server and inside a warm grader (what it adds to a batch).
 
-The store of drawn examples (grader/checks/drawn.py) starts empty in a folder of this run: the first
+The store of drawn examples (grader/checking/drawn.py) starts empty in a folder of this run: the first
 seqgrade batch draws the examples and stores them, later commands read them, as on a course machine
 after its first grading. Single-notebook latency is measured with the stored examples and also, a few
 times, with an empty store (the first grade after seqgrade was installed or changed).
@@ -50,6 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import describe  # noqa: E402
 from measure import Measured, measure  # noqa: E402
+from nbgrader_runs import nbgrader_course, nbgrader_scores, run_nbgrader  # noqa: E402
+
 sys.path.insert(0, str(ROOT))
 
 ASSIGNMENT = "sequence_models"
@@ -60,9 +62,9 @@ NBGRADER = [sys.executable, "-m", "nbgrader"]
 
 # --- inputs ---------------------------------------------------------------------------------------------
 def make_submissions(n: int, seed: int, work: Path) -> dict[str, list[Path]]:
-    """N byte-distinct notebooks, by kind (the kinds cycle as in grader.samples.make_samples)."""
-    from grader.release import release
-    from grader.samples import make_samples
+    """N byte-distinct notebooks, by kind (the kinds cycle as in grader.course.samples.make_samples)."""
+    from grader.course.release import release
+    from grader.course.samples import make_samples
 
     solution = release(ASSIGNMENT, work / "solution", solutions=True) / f"{ASSIGNMENT}.ipynb"
     made = make_samples(solution, work / "made", count=n, seed=seed)
@@ -105,49 +107,6 @@ def run_seqgrade(paths: list[Path], work: Path, workers: int, *, sample_memory: 
     return m, out
 
 
-def nbgrader_course(work: Path) -> Path:
-    """A course made from assignments/ with the release generated (not timed: done once per assignment)."""
-    course = work / "course"
-    shutil.copytree(ROOT / "assignments", course, ignore=shutil.ignore_patterns(
-        "__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db", ".hypothesis"))
-    m = measure([*NBGRADER, "generate_assignment", ASSIGNMENT, "--force"], cwd=course, env=_nbgrader_env())
-    if m.returncode != 0:
-        raise SystemExit(f"nbgrader generate_assignment failed: {m.stderr[-3000:]}")
-    return course
-
-
-def _nbgrader_env() -> dict:
-    # nbgrader runs `alembic` and the kernel from this environment's bin/ (see docs/instructors.md).
-    return {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-
-
-def run_nbgrader(paths: list[Path], template: Path, work: Path) -> tuple[Measured, Measured, Path]:
-    """autograde, then generate_feedback, in a fresh copy of the prepared course."""
-    course = work / "course"
-    shutil.copytree(template, course)
-    (course / "submitted").mkdir(exist_ok=True)
-    for p in paths:
-        folder = course / "submitted" / p.stem / ASSIGNMENT
-        folder.mkdir(parents=True)
-        shutil.copy(p, folder / f"{ASSIGNMENT}.ipynb")
-    grade = measure([*NBGRADER, "autograde", ASSIGNMENT], cwd=course, env=_nbgrader_env())
-    feedback = measure([*NBGRADER, "generate_feedback", ASSIGNMENT], cwd=course, env=_nbgrader_env())
-    return grade, feedback, course
-
-
-def nbgrader_scores(course: Path) -> dict[str, float]:
-    from nbgrader.api import Gradebook
-
-    scores = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for student in gb.students:
-            try:
-                scores[student.id] = round(gb.find_submission(ASSIGNMENT, student.id).score, 6)
-            except Exception:
-                pass
-    return scores
-
-
 def seqgrade_scores(out: Path) -> dict[str, float]:
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         return {row["student_id"]: float(row["total"]) for row in csv.DictReader(f)}
@@ -188,7 +147,7 @@ def same_outputs(a: Path, b: Path) -> list[str]:
 # --- latency --------------------------------------------------------------------------------------------
 def hang_everywhere(solution_like: Path, dest: Path) -> Path:
     """A notebook whose every function loops forever when called (its last cell redefines them)."""
-    from grader.registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     nb = json.loads(solution_like.read_text(encoding="utf-8"))
     funcs = [e.id for e in get_assignment(ASSIGNMENT).exercises if e.kind == "function"]

@@ -4,7 +4,7 @@
 
 1. Originals, per assignment: the solution, the solution with each of the course corpus's alternative
    solutions (tests/corpus/courses/<assignment>/alternative), and the solution with the wrong cells of
-   grader/samples.py. A planted copy is an original after one transformation, or several:
+   grader/course/samples.py. A planted copy is an original after one transformation, or several:
    - rename: every local variable and parameter renamed (tokens, layout kept);
    - reorder: the top-level statements after the imports in reverse order (each one's own text kept);
    - comments: every comment removed and a comment line put before every third line;
@@ -36,12 +36,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from grader.assignments.registry import get_assignment  # noqa: E402
 from grader.batch.facts import student_code  # noqa: E402
 from grader.batch.similarity import Settings, analyse, code_path, release_code, write_similarity  # noqa: E402
+from grader.course.release import release  # noqa: E402
+from grader.course.samples import SAMPLES  # noqa: E402
 from grader.fsutil import write_atomic  # noqa: E402
-from grader.registry import get_assignment  # noqa: E402
-from grader.release import release  # noqa: E402
-from grader.samples import SAMPLES  # noqa: E402
 
 ASSIGNMENTS = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
 

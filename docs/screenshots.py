@@ -39,7 +39,7 @@ def shoot(browser: str, page: Path, png: Path, height: int) -> None:
 
 
 def main(out: Path = ROOT / "docs") -> int:
-    from grader.demo import run_demo
+    from grader.course.demo import run_demo
 
     browser = chromium()
     work = Path(tempfile.mkdtemp(prefix="seqgrade-shots-"))

@@ -4,14 +4,14 @@ cannot run on this machine."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.jail.limits import ISOLATION_LEVELS, Limits
+
 from .errors import OutputNotWritable, SandboxError, SandboxUnavailable, SeqgradeError, UsageError
-from .sandbox.limits import ISOLATION_LEVELS, Limits
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -102,15 +102,15 @@ def cmd_grade(args, console: Console | None) -> int:
 def _grade_here(args, limits: Limits, path: Path):
     launched = None
     if args.backend == "sandbox":
-        from .sandbox.launch import launch_zygote
+        from grader.sandbox.launch import launch_zygote
         launched = launch_zygote()  # starts importing torch over there while we import it here
     try:
         from .collector import imports_uncollected
 
         with imports_uncollected():
-            from .grading import Grader  # and torch, numpy, the checks
-
             import torch
+
+            from .grading import Grader  # and torch, numpy, the checks
         torch.set_num_threads(1)  # as in a batch worker and the server: the sandbox gets the other core
         with Grader(limits, backend=args.backend, launched=launched) as grader:
             return grader.grade(path, args.assignment)
@@ -124,7 +124,7 @@ def _show(args, console: Console | None, result) -> int:
     from .fsutil import write_atomic
 
     if args.feedback:
-        from .report.html import render
+        from grader.report.html import render
 
         try:
             write_atomic(args.feedback, render(result))
@@ -133,7 +133,7 @@ def _show(args, console: Console | None, result) -> int:
     if args.json:
         sys.stdout.write(result.to_json())
     else:
-        from .report.terminal import print_summary
+        from grader.report.terminal import print_summary
 
         console = console or _console()
         print_summary(result, console)
@@ -172,7 +172,9 @@ def cmd_serve(args, console: Console) -> int:
         print(f"seqgrade: grading server ready at {where}; `seqgrade grade` uses it. Ctrl-C stops it.",
               file=sys.stderr, flush=True)
     try:
-        graded = server.serve(args.idle_exit, on_ready=ready, isolation=args.isolation)
+        from grader.server import serving
+
+        graded = serving.serve(args.idle_exit, on_ready=ready, isolation=args.isolation)
     except KeyboardInterrupt:
         return EXIT_OK
     print(f"seqgrade: grading server stopped after grading {graded} notebook(s)", file=sys.stderr)
@@ -183,7 +185,7 @@ def cmd_list(args, console: Console) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from .registry import ASSIGNMENTS
+    from grader.assignments.registry import ASSIGNMENTS
 
     for a in ASSIGNMENTS.values():
         table = Table(title=f"{a.id} ({a.notebook}): {a.max_score:g} points")
@@ -198,8 +200,8 @@ def cmd_list(args, console: Console) -> int:
 
 
 def cmd_batch(args, console: Console) -> int:
-    from .batch.inputs import discover
-    from .batch.record import check_storable_db_url
+    from grader.batch.inputs import discover
+    from grader.batch.record import check_storable_db_url
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1; got {args.workers}")
@@ -212,10 +214,10 @@ def cmd_batch(args, console: Console) -> int:
     # Said before torch and the checks are imported (seconds), so the TA sees at once that it started.
     console.print(f"seqgrade batch: {total} notebooks in {args.submissions} ({layout}); loading the grader...",
                   markup=False, highlight=False)
-    from .batch.progress import batch_progress
-    from .batch.run import BatchConfig, run_batch
-    from .batch.summary import print_batch_summary
-    from .registry import get_assignment
+    from grader.assignments.registry import get_assignment
+    from grader.batch.progress import batch_progress
+    from grader.batch.run import BatchConfig, run_batch
+    from grader.batch.summary import print_batch_summary
 
     get_assignment(args.assignment)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
@@ -233,98 +235,9 @@ def cmd_batch(args, console: Console) -> int:
 
 
 def cmd_demo(args, console: Console) -> int:
-    from .demo import run_demo
+    from grader.course.demo import run_demo
 
     run_demo(Path(args.out), console)
-    return EXIT_OK
-
-
-def _republish(outdir: str, console: Console) -> int:
-    """Rewrite a batch's outputs after the staff marks changed, saying what it does and what it noticed."""
-    from .batch.publish import republish  # imports the registry and the report pages (seconds)
-
-    _, notes = republish(outdir, lambda text: console.print(text, markup=False, highlight=False))
-    _print_notes(console, notes)
-    return EXIT_OK
-
-
-def _print_notes(console: Console, notes) -> None:
-    for note in notes:
-        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
-
-
-def cmd_manual(args, console: Console) -> int:
-    from .batch import manual
-
-    if args.action == "export":
-        if args.files or args.from_gradebook:
-            raise UsageError("manual export takes only OUTDIR (and --to DIR)")
-        for path in manual.export_answers(args.outdir, args.to):
-            console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
-        return EXIT_OK
-    if bool(args.files) == bool(args.from_gradebook):
-        raise UsageError("manual import needs score CSV files or --from-gradebook (one of the two)")
-    from .batch.staff import staff_lock
-
-    with staff_lock(args.outdir):  # the marks and the outputs written from them change together
-        if args.from_gradebook:
-            report = manual.import_from_gradebook(args.outdir, args.db, by=args.by or manual.FORMGRADER)
-        else:
-            report = manual.import_scores(args.outdir, args.files, by=args.by or "")
-        console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
-                      markup=False, highlight=False)
-        return _republish(args.outdir, console)
-
-
-def cmd_override(args, console: Console) -> int:
-    from .batch import overrides
-
-    if args.list:
-        if args.student or args.target or args.points is not None or args.remove:
-            raise UsageError("override --list takes only OUTDIR")
-        sys.stdout.write(overrides.listing(args.outdir, every=args.all))
-        return EXIT_OK
-    if not args.student or not args.target:
-        raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, or --remove)")
-    from .batch.staff import staff_lock
-
-    with staff_lock(args.outdir):  # the marks and the outputs written from them change together
-        return _override(args, console, overrides)
-
-
-def _override(args, console: Console, overrides) -> int:
-    if args.remove:
-        if args.points is not None:
-            raise UsageError("override --remove takes no POINTS")
-        target = overrides.remove_override(args.outdir, args.student, args.target)
-        console.print(f"removed the override of {args.target} for {target.student}", markup=False, highlight=False)
-    else:
-        if args.points is None:
-            raise UsageError("override needs POINTS after EXERCISE[.CHECK]")
-        try:
-            points = float(args.points)
-        except ValueError:
-            raise UsageError(f"POINTS must be a number; got {args.points!r}") from None
-        target, mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
-        console.print(f"{target.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
-                      markup=False, highlight=False)
-    return _republish(args.outdir, console)
-
-
-def cmd_export_grades(args, console: Console) -> int:
-    from dataclasses import replace
-
-    from .batch.lms import lms_path
-    from .batch.record import read_record, write_record
-
-    record = read_record(args.outdir)
-    if record.lms != args.lms:
-        write_record(args.outdir, replace(record, lms=args.lms))
-    from .batch.publish import republish
-
-    _, notes = republish(args.outdir)
-    _print_notes(console, notes)
-    console.print(f"wrote {lms_path(args.outdir, args.lms)}", markup=False, highlight=False, soft_wrap=True)
     return EXIT_OK
 
 
@@ -357,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("list", help="list assignments, exercises, checks and points")
     p.set_defaults(func=cmd_list)
-    from .course.cli import add_course_parsers
+    from grader.course.cli import add_course_parsers
     add_course_parsers(sub)
     p = sub.add_parser("batch", help="grade a folder, nbgrader tree or LMS export of notebooks")
     p.add_argument("submissions", metavar="SUBMISSIONS", help="a folder, an nbgrader submitted/ tree, or a Canvas/Gradescope .zip")
@@ -377,36 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="release, make sample submissions, grade them all, and show the reports")
     p.add_argument("--out", default="demo-out", metavar="DIR", help="where the demo writes everything (default demo-out)")
     p.set_defaults(func=cmd_demo)
-    p = sub.add_parser("manual", help="manual grading: export free-text answers, import the TA's scores")
-    p.add_argument("action", choices=("export", "import"), help="export: one HTML page and one CSV per question; "
-                   "import: store the scores filled into those CSVs (or formgrader's) and rewrite the outputs")
-    p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
-    p.add_argument("files", nargs="*", metavar="SCORES.csv", help="import: CSV files with student, question, points (and comment)")
-    p.add_argument("--to", metavar="DIR", help="export: where to write the pages and CSVs (default OUTDIR/manual)")
-    p.add_argument("--from-gradebook", action="store_true", help="import: take the manual scores entered in nbgrader's formgrader")
-    p.add_argument("--db", metavar="URL", help="import --from-gradebook: the gradebook (default: the batch's)")
-    p.add_argument("--by", metavar="NAME", help="import: who scored them (stored with each score)")
-    p.set_defaults(func=cmd_manual)
-    p = sub.add_parser("override", help="set, list or remove a TA's override of one check's points for one student")
-    p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
-    p.add_argument("student", nargs="?", metavar="STUDENT", help="the student id as in grades.csv, or the name or email the export gives")
-    p.add_argument("target", nargs="?", metavar="EXERCISE[.CHECK]", help="the check (an exercise alone when it has one check)")
-    p.add_argument("points", nargs="?", metavar="POINTS", help="the points the check gives this student")
-    p.add_argument("--reason", metavar="TEXT", help="why (required; shown on the student's feedback page)")
-    p.add_argument("--by", metavar="NAME", help="who set it")
-    p.add_argument("--remove", action="store_true", help="remove the override of STUDENT EXERCISE[.CHECK]")
-    p.add_argument("--list", action="store_true", help="list the overrides")
-    p.add_argument("--all", action="store_true", help="with --list: manual scores too")
-    p.set_defaults(func=cmd_override)
-    p = sub.add_parser("export-grades", help="write the CSV a Canvas or Gradescope gradebook imports")
-    p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
-    p.add_argument("--lms", choices=("canvas", "gradescope"), required=True, help="the gradebook to import it into")
-    p.set_defaults(func=cmd_export_grades)
-    from .batch.similarity_command import add_parser as add_similarity
+    from grader.batch.staff_cli import add_staff_parsers
+    add_staff_parsers(sub)
+    from grader.batch.similarity_command import add_parser as add_similarity
     add_similarity(sub)
-    from .gradescope.cli import add_gradescope_parsers
+    from grader.gradescope.cli import add_gradescope_parsers
     add_gradescope_parsers(sub)
-    from .audit.cli import add_audit_parser
+    from grader.audit.cli import add_audit_parser
     add_audit_parser(sub)
     return parser
 

@@ -1,9 +1,7 @@
 """Typed exceptions raised by the grader library. Only the CLI turns them into messages and exit codes."""
 from __future__ import annotations
 
-
-class SeqgradeError(Exception):
-    """Base class of every error seqgrade raises on purpose."""
+from grader.jail.errors import ProtocolError, SeqgradeError  # noqa: F401  (re-exported: the jail raises them too)
 
 
 class UsageError(SeqgradeError):
@@ -40,10 +38,6 @@ class SandboxError(SeqgradeError):
 
 class ServerError(SeqgradeError):
     """The grading server cannot be started, reached or trusted."""
-
-
-class ProtocolError(SeqgradeError):
-    """A message from the student's process was malformed, too large or not what was asked for."""
 
 
 class ScoreFileError(UsageError):

@@ -5,15 +5,16 @@ import gc
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .backends.inprocess import InProcess
-from .calls import StudentAborted
-from .checks import drawn
-from .judge import judge_exercise, uniform_result
+from grader.assignments.registry import ASSIGNMENTS, Assignment, get_assignment
+from grader.checking.calls import StudentAborted
+from grader.jail.limits import Limits
+from grader.sandbox.inprocess import InProcess
+
+from .checking import drawn
 from .errors import InvalidNotebook, UsageError
+from .judge import judge_exercise, uniform_result
 from .notebook import Submission, defining_cells, load_submission
-from .registry import ASSIGNMENTS, Assignment, get_assignment
 from .results import ExerciseResult, NotebookResult
-from .sandbox.limits import Limits
 
 
 def infer_assignment(path: str | Path, declared: str | None) -> Assignment:
@@ -67,7 +68,7 @@ class Grader:
         self._zygote = None
         self._slot, self._hide = slot, tuple(hide)
         if backend == "sandbox":
-            from .sandbox.jails import Zygote, check_isolation
+            from grader.sandbox.jails import Zygote, check_isolation
             check_isolation(limits.isolation, rootless=rootless)
             self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless)
 
@@ -97,7 +98,7 @@ class Grader:
         zygote serves any limits; a different isolation level is checked first)."""
         if limits is not None and limits != self.limits:
             if self._zygote is not None and limits.isolation != self.limits.isolation:
-                from .sandbox.jails import check_isolation
+                from grader.sandbox.jails import check_isolation
                 check_isolation(limits.isolation, rootless=self._zygote.rootless)
             saved, self.limits = self.limits, limits
             try:
@@ -127,7 +128,7 @@ class Grader:
             student, reports = InProcess.from_cells(submission.cells, target.modules)
             exercises = grade_exercises(target, student, missing_explainer(submission, reports))
         else:
-            from .sandbox.client import Session
+            from grader.sandbox.client import Session
             session = Session(self._zygote, submission.cells, self.limits, target.modules, target.call_budgets)
             try:
                 try:

@@ -3,12 +3,12 @@ for code that does no real work, charge a mechanical difference once, and name o
 
 Rules (docs/architecture.md, "Checks, and grades a TA can defend"):
 - the exercise's function is called with grader-served stand-ins for the student functions it uses
-  (:mod:`grader.standins`), so a wrong, missing or hanging helper costs only its own exercise;
-- the exercise's probe (:class:`grader.checks.gate.Probe`) decides whether the function does real work;
+  (:mod:`grader.checking.standins`), so a wrong, missing or hanging helper costs only its own exercise;
+- the exercise's probe (:class:`grader.checking.gate.Probe`) decides whether the function does real work;
   when it does not, no check pays (format and own checks are not run; a values check still runs so its
   counterexample is shown);
 - when the first failing check finds a type, shape or dtype difference that mechanical steps undo on
-  every case the probe saw (:mod:`grader.checks.mechanical`), that check is charged and the later ones
+  every case the probe saw (:mod:`grader.checking.mechanical`), that check is charged and the later ones
   judge the results with the steps undone, at the precision the answer was computed in;
 - an own check never charges a format difference: it is then "not judged";
 - after the first check that shows a difference from the reference, a later reference check that
@@ -20,17 +20,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from . import standins
-from .calls import StudentAborted, StudentCode
-from .checks import mechanical
-from .checks.base import FAILURE_KINDS, run_check
-from .checks.gate import Observation
-from .compare import PRECISION
-from .registry import Exercise
+from grader.assignments.registry import Exercise
+from grader.checking.base import FAILURE_KINDS, run_check
+from grader.checking.calls import StudentAborted, StudentCode
+from grader.checking.compare import PRECISION
+from grader.checking.gate import Observation
+
+from .checking import mechanical, standins
 from .results import MANUAL_CHECK, CheckResult, ExerciseResult
 
 SHOWN_BY_FIRST = ("type", "shape", "dtype", "values")  # kinds a later reference check would only repeat
-MECHANICAL = ("type", "shape", "dtype")  # kinds whose root cause may be mechanical (grader.checks.mechanical)
+MECHANICAL = ("type", "shape", "dtype")  # kinds whose root cause may be mechanical (grader.checking.mechanical)
 
 
 def manual_result(exercise: Exercise) -> ExerciseResult:

@@ -14,9 +14,10 @@ import math
 import os
 import warnings
 
-from .backends.inprocess import InProcess
+from grader.assignments.registry import get_assignment
+from grader.sandbox.inprocess import InProcess
+
 from .judge import judge_exercise
-from .registry import get_assignment
 
 
 @contextlib.contextmanager

@@ -1,5 +1,5 @@
 """Test-wide settings: hypothesis profiles (``ci`` is derandomized and loaded when CI is set), and a
-store of drawn examples of the suite's own (grader.checks.drawn), shared by the processes it starts."""
+store of drawn examples of the suite's own (grader.checking.drawn), shared by the processes it starts."""
 import atexit
 import os
 import shutil
@@ -32,7 +32,7 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def released(tmp_path_factory):
     """The student and solution versions of sequence_models, made once per test session."""
-    from grader.release import release
+    from grader.course.release import release
 
     root = tmp_path_factory.mktemp("released")
     student = release("sequence_models", root / "student") / "sequence_models.ipynb"
@@ -44,7 +44,7 @@ def released(tmp_path_factory):
 def sandbox_grader():
     """One sandboxed Grader (one pre-loaded zygote) shared by the tests that grade whole notebooks."""
     from grader.grading import Grader
-    from grader.sandbox.limits import Limits
+    from grader.jail.limits import Limits
 
     with Grader(Limits(call_timeout_s=5, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=90), slot=11) as grader:
         yield grader

@@ -4,16 +4,15 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbgrader.utils import determine_grade
 
+from grader.assignments.registry import SEQUENCE_MODELS
+from grader.course.release import ASSIGNMENTS_ROOT
 from grader.grading import Grader
-from grader.registry import SEQUENCE_MODELS
-from grader.release import ASSIGNMENTS_ROOT
 
 SOURCE_DIR = ASSIGNMENTS_ROOT / "source" / "sequence_models"
 SOURCE = SOURCE_DIR / "sequence_models.ipynb"
@@ -102,7 +101,7 @@ def test_release_contains_no_solution_answer_key_or_hidden_test(released):
 
 
 def test_release_writes_nothing_into_the_course_folder(tmp_path):
-    from grader.release import release
+    from grader.course.release import release
 
     before = sorted(str(p) for p in ASSIGNMENTS_ROOT.rglob("*") if "__pycache__" not in p.parts)
     release("sequence_models", tmp_path)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.identity import file_stem
 from grader.batch.run import BatchConfig, run_batch
-from grader.registry import SEQUENCE_MODELS
+from grader.jail.limits import Limits
 from grader.sandbox.client import SANDBOX_UID
-from grader.sandbox.limits import Limits
 
 from .corpus.build import MARKERS, PORT, build_corpus, generated_degenerate, load, validate_entries
 
@@ -58,7 +58,7 @@ def _sandbox_processes() -> list[str]:
             ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
         except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, IndexError):
             continue
-        if uid in SANDBOX_UIDS or (b"grader.sandbox.zygote" in cmd and ppid != os.getpid()):
+        if uid in SANDBOX_UIDS or (b"grader.jail.zygote" in cmd and ppid != os.getpid()):
             found.append(pid)
     return found
 

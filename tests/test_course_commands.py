@@ -5,10 +5,10 @@ import shutil
 import nbformat
 import pytest
 
+from grader.assignments.registry import ASSIGNMENTS
 from grader.cli import main
+from grader.course.release import ASSIGNMENTS_ROOT
 from grader.course.scaffold import ScaffoldError, add_exercise_cells, sync_points
-from grader.registry import ASSIGNMENTS
-from grader.release import ASSIGNMENTS_ROOT
 
 
 def test_release_all_writes_both_versions_of_every_assignment_in_folders_apart(tmp_path, capsys):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.samples import make_samples
+from grader.course.samples import make_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

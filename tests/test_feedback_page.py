@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from grader.checks.base import format_call, run_check
-from grader.checks.reproduce import SNIPPET_HEADING, snippet
-from grader.registry import get_assignment
+from grader.assignments.registry import get_assignment
+from grader.checking.base import format_call, run_check
+from grader.checking.reproduce import SNIPPET_HEADING, snippet
 from grader.report.html import render, total_line
 from grader.results import CheckResult, ExerciseResult, NotebookResult, StaffMark
 
@@ -80,11 +80,11 @@ def test_failure_names_each_argument_and_a_passing_check_builds_no_text():
 
     def check_fails(student):
         x = torch.arange(6.0).reshape(2, 3)
-        from grader.checks.base import CheckFailed
+        from grader.checking.base import CheckFailed
         raise CheckFailed(f"for {format_call('recurrent_unit', (x, x[:, :1], 2, 'a'))}: wrong")
 
     def check_passes(student):
-        from grader.checks.base import Lazy
+        from grader.checking.base import Lazy
         Lazy(lambda: built.append(format_call("recurrent_unit", ())))
 
     failed = run_check("check_fails", check_fails, 1.0, Student())

@@ -17,16 +17,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.assignments.registry import get_assignment
 from grader.cli import main
+from grader.course.samples import make_samples
 from grader.errors import UsageError
 from grader.gradescope.autograder_zip import build_autograder
 from grader.gradescope.config import AutograderConfig
 from grader.gradescope.container import NoSubmission, find_notebook, pick_isolation
 from grader.grading import Grader
-from grader.registry import get_assignment
-from grader.samples import make_samples
 from grader.sandbox.client import SANDBOX_UID
-from grader.sandbox.isolation import unreadable_for
+from grader.sandbox.procfs import unreadable_for
 
 ASSIGNMENT = "sequence_models"
 VENV_BIN = str(Path(sys.executable).parent)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.assignments.registry import get_assignment
+from grader.course.release import release
 from grader.gradescope.autograder_zip import build_autograder
 from grader.gradescope.trial import unpack
-from grader.registry import get_assignment
-from grader.release import release
 
 ASSIGNMENT = "rnn_lm"
 SUITE = os.environ.get("SEQGRADE_DEBIAN_SUITE", "bookworm")  # its python3 is 3.11, as the wheel must be

@@ -11,10 +11,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from grader.cli import main
+from grader.course.release import release
 from grader.errors import UsageError
 from grader.gradescope.rate_limit import RateLimit, limited_results
 from grader.gradescope.scripts import SETUP_SH
-from grader.release import release
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -31,7 +31,7 @@ def _try(capsys, *args) -> tuple[dict, str]:
 
 
 def test_try_runs_the_zips_run_autograder_and_prints_results_json(solution, capsys, tmp_path):
-    from grader.registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     total = get_assignment("rnn_lm").max_score  # rnn_lm has no question graded by staff
     results, log = _try(capsys, "--try", str(solution), "--out", str(tmp_path / "kept.zip"))

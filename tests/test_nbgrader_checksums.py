@@ -12,8 +12,8 @@ import nbformat
 import pytest
 from nbgrader import utils
 
-from grader.registry import ASSIGNMENTS
-from grader.release import ASSIGNMENTS_ROOT, release
+from grader.assignments.registry import ASSIGNMENTS
+from grader.course.release import ASSIGNMENTS_ROOT, release
 
 WARNING = re.compile(r"Attribute '(\w+)' for cell (\S+) has changed")
 

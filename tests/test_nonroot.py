@@ -29,7 +29,7 @@ def _as_user(command: list[str], cwd: Path, timeout: int = 300) -> subprocess.Co
 
 def _readable_python(work: Path) -> str:
     """A Python the unprivileged user can run with this project's packages importable, or skip saying why."""
-    probe = ["-c", "import grader.registry, torch, nbgrader"]
+    probe = ["-c", "import grader.assignments.registry, torch, nbgrader"]
     if os.geteuid() != 0:
         return sys.executable
     try:

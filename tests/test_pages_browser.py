@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.assignments.registry import get_assignment
+from grader.course.release import release
 from grader.grading import Grader
-from grader.registry import get_assignment
-from grader.release import release
 from grader.report.html import render
 from grader.report.summary import write_summary
 

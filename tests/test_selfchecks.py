@@ -12,9 +12,9 @@ import nbformat
 import pytest
 from hypothesis import Phase, settings
 
+from grader.assignments.registry import ASSIGNMENTS
+from grader.course.release import release
 from grader.notebook import is_test_cell
-from grader.registry import ASSIGNMENTS
-from grader.release import release
 
 from .corpus.build import load
 from .corpus.courses import entries

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from hypothesis import Phase, settings
 
-from grader.release import release
+from grader.course.release import release
 
 from .corpus.courses import entries
 

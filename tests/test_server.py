@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from grader import server
+from grader.server import serving
 from grader.errors import ServerError, UsageError
-from grader.sandbox.limits import Limits
+from grader.jail.limits import Limits
 
 from .grader.test_integrity_sandbox import notebook
 
@@ -99,7 +100,7 @@ def test_the_server_refuses_a_client_of_other_code(running, monkeypatch):
 def test_a_second_server_at_the_same_place_is_refused(running, monkeypatch):
     monkeypatch.setenv("SEQGRADE_SERVER", str(running))
     with pytest.raises(ServerError, match="already running"):
-        server.serve()
+        serving.serve()
 
 
 def test_usage_errors_found_by_the_server_are_the_clients_usage_errors(running, monkeypatch, released, tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ..errors import OutputNotWritable, UsageError
-from ..sandbox.limits import ISOLATION_LEVELS
+from grader.errors import OutputNotWritable, UsageError
+from grader.jail.limits import ISOLATION_LEVELS
 
 EXIT_BELOW_FLOORS = 4  # the audit ran and missed a floor of the triage file
 
@@ -34,7 +34,8 @@ def add_audit_parser(sub) -> None:
 
 
 def _accept(args, console) -> int:
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
+
     from .run import mutants_of
     from .triage import accept, read_triage, write_triage
 
@@ -48,7 +49,7 @@ def _accept(args, console) -> int:
 
 
 def cmd_audit(args, console) -> int:
-    from ..assignments import assignment_ids
+    from grader.assignments import assignment_ids
 
     if args.assignment not in assignment_ids():  # before torch and the checks are imported
         raise UsageError(f"unknown assignment {args.assignment!r}; the course has {', '.join(assignment_ids())}")
@@ -60,7 +61,8 @@ def cmd_audit(args, console) -> int:
         return _accept(args, console)
     if args.reason:
         raise UsageError("--reason goes with --accept MUTANT")
-    from ..sandbox.limits import Limits
+    from grader.jail.limits import Limits
+
     from .run import AuditOptions, audit
 
     options = AuditOptions(backend="inprocess" if args.inprocess else "sandbox", workers=args.workers,
@@ -74,7 +76,8 @@ def cmd_audit(args, console) -> int:
 
     report = audit(args.assignment, options, progress)
     if args.html:
-        from ..fsutil import write_atomic
+        from grader.fsutil import write_atomic
+
         from .render import to_html
 
         try:

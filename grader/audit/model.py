@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from ..errors import SeqgradeError
+from grader.errors import SeqgradeError
 
 AUDIT_SCHEMA_VERSION = 1
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..registry import Assignment
+from grader.assignments.registry import Assignment
+
 from .model import AuditError
 from .operators import OPERATORS
 from .source import CellSource, apply

@@ -15,13 +15,14 @@ from typing import Callable
 
 import nbformat
 
-from ..registry import Assignment, get_assignment
-from ..release import release, source_dir
-from ..sandbox.limits import Limits
+from grader.assignments.registry import Assignment, get_assignment
+from grader.course.release import release, source_dir
+from grader.jail.limits import Limits
+
 from .model import AuditError, AuditReport, Floors, MutantOutcome, SelfCheckVerdict
 from .mutants import Mutant, make_mutants, solution_cells
-from .summary import summarise
 from .recording import distinctive
+from .summary import summarise
 from .triage import Triage, read_triage
 from .worker import SOLUTION, job, run_job, selfcheck_calls
 
@@ -97,7 +98,7 @@ def _dispatch(specs: list[dict], options: AuditOptions, assignment: Assignment, 
             payloads[spec["mutant"]] = run_job(spec, assignment)
             done(payloads[spec["mutant"]])
         return payloads
-    from ..batch.dispatch import Workers, grade_all
+    from grader.batch.dispatch import Workers, grade_all
 
     n = options.workers or os.cpu_count() or 1
     workers = Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
@@ -159,7 +160,7 @@ def audit(assignment: str | Assignment, options: AuditOptions = AuditOptions(),
         raise AuditError(f"unknown backend {options.backend!r}; one of {', '.join(BACKENDS)}")
     target = get_assignment(assignment) if isinstance(assignment, str) else assignment
     if options.backend == "sandbox":  # said once, before any mutant is made, rather than once per mutant
-        from ..sandbox.client import check_isolation
+        from grader.sandbox.client import check_isolation
 
         check_isolation(options.limits.isolation)
     triage = options.triage or read_triage(target.id)

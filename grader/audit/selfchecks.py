@@ -20,8 +20,9 @@ from pathlib import Path
 
 import nbformat
 
-from ..execute import fresh_namespace
-from ..notebook import SELF_CHECK_MARKER, is_test_cell
+from grader.jail.execute import fresh_namespace
+from grader.notebook import SELF_CHECK_MARKER, is_test_cell
+
 from .model import SelfCheckVerdict
 
 

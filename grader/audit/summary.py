@@ -1,7 +1,8 @@
 """Per-exercise sums of an audit's mutant outcomes."""
 from __future__ import annotations
 
-from ..registry import Assignment
+from grader.assignments.registry import Assignment
+
 from .model import ExerciseSummary, MutantOutcome
 
 

@@ -9,8 +9,9 @@ import json
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ..fsutil import write_atomic
-from ..release import ASSIGNMENTS_ROOT
+from grader.course.release import ASSIGNMENTS_ROOT
+from grader.fsutil import write_atomic
+
 from .model import Accepted, AuditError, Floors
 
 TRIAGE_SCHEMA_VERSION = 1

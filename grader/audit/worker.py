@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..sandbox.limits import Limits
+from grader.jail.limits import Limits
+
 from .model import AUDIT_SCHEMA_VERSION
 from .recording import Recorder, recording, same_answers
 from .selfchecks import OutOfTime, load_selfcheck_module, run_selfchecks, time_budget
@@ -29,18 +30,18 @@ def job(mutant: str, exercise: str, notebook: Path, folder: Path, assignment: st
 def _assignment(name: str, given):
     if given is not None:
         return given
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     return get_assignment(name)
 
 
 def _in_process(assignment, notebook: str, record: str = ""):
     """Grade ``notebook`` here; with ``record``, only that exercise, its calls recorded: (result, calls)."""
-    from ..backends.inprocess import InProcess
-    from ..grading import grade_exercises, missing_explainer
-    from ..judge import judge_exercise
-    from ..notebook import load_submission
-    from ..results import NotebookResult
+    from grader.grading import grade_exercises, missing_explainer
+    from grader.judge import judge_exercise
+    from grader.notebook import load_submission
+    from grader.results import NotebookResult
+    from grader.sandbox.inprocess import InProcess
 
     submission = load_submission(notebook)
     student, reports = InProcess.from_cells(submission.cells, assignment.modules)
@@ -57,7 +58,7 @@ def _in_process(assignment, notebook: str, record: str = ""):
 
 def _grade(spec: dict, assignment) -> dict:
     if spec["backend"] == "sandbox":
-        from ..batch.worker import grade_job
+        from grader.batch.worker import grade_job
 
         graded = grade_job(spec["mutant"], spec["notebook"], spec["assignment"], spec["limits"], ())
         if graded["error"]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from ..errors import InvalidNotebook, SeqgradeError
-from ..notebook import is_test_cell, read_notebook
-from ..registry import Assignment
+from grader.assignments.registry import Assignment
+from grader.errors import InvalidNotebook, SeqgradeError
+from grader.notebook import is_test_cell, read_notebook
 
 MAX_ANSWER_CHARS = 20_000  # an answer longer than this is cut (and says so) in the exported pages
 
@@ -49,10 +49,10 @@ def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozen
     the student version generated in memory exactly as ``seqgrade release`` makes it."""
     import nbformat
 
-    from .outputs import nbgrader_imported
+    from .nbgrader_import import nbgrader_imported
 
-    nbgrader_imported()  # grader.release imports nbgrader, which a batch may be importing in the background
-    from ..release import STUDENT_STEPS, convert, source_dir
+    nbgrader_imported()  # grader.course.release imports nbgrader, which a batch may be importing in the background
+    from grader.course.release import STUDENT_STEPS, convert, source_dir
 
     nb = convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
     stubs = frozenset(_normal(c.source) for c in nb.cells

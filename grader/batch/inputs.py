@@ -39,8 +39,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..errors import ArchiveError, UsageError
-from ..notebook import MAX_NOTEBOOK_BYTES
+from grader.errors import ArchiveError, UsageError
+from grader.notebook import MAX_NOTEBOOK_BYTES
+
 from .late import ARCHIVE_TIME
 
 CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_|late_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")

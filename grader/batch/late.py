@@ -33,8 +33,9 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import StudentNotFound, UsageError
-from ..results import LateCharge
+from grader.errors import StudentNotFound, UsageError
+from grader.results import LateCharge
+
 from .csvfile import unquoted
 from .people import resolve_student
 
@@ -182,10 +183,10 @@ def load_policy(path: str | Path) -> tuple[LatePolicy, Path | None]:
 def course_policy(assignment: str, root: str | Path | None = None) -> tuple[LatePolicy, Path | None] | None:
     """The late policy the course config gives ``assignment`` (None when it gives none)."""
     if root is None:
-        from .outputs import nbgrader_imported
+        from .nbgrader_import import nbgrader_imported
 
-        nbgrader_imported()  # grader.release imports nbgrader, which a batch may be importing in the background
-        from ..release import ASSIGNMENTS_ROOT as root
+        nbgrader_imported()  # grader.course.release imports nbgrader, which a batch may be importing in the background
+        from grader.course.release import ASSIGNMENTS_ROOT as root
     path = Path(root) / COURSE_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

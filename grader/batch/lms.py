@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..fsutil import write_atomic
-from ..results import NotebookResult
+from grader.fsutil import write_atomic
+from grader.results import NotebookResult
+
 from .csvfile import csv_text
 
 CANVAS_HEADER = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")

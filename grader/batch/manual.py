@@ -20,16 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ScoreFileError, StudentNotFound, UsageError
-from ..fsutil import ensure_writable_dir, write_atomic
-from ..results import MANUAL_CHECK, StaffMark
+from grader.errors import ScoreFileError, StudentNotFound, UsageError
+from grader.fsutil import ensure_writable_dir, write_atomic
+from grader.results import MANUAL_CHECK, StaffMark
+
 from .csvfile import csv_text, unquoted
 from .people import resolve_student
 from .record import BatchRecord, read_record
 from .staff import StoredMark, Target, answer_digest, editing_marks, load_marks, points_allowed
 
 if TYPE_CHECKING:
-    from ..registry import Assignment
+    from grader.assignments.registry import Assignment
 
 EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment", "note")
 STALE = "answer changed since scored"
@@ -116,7 +117,7 @@ def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Pat
     """Write ``<question>.html`` and ``<question>.csv`` for each manual question to ``to`` (default
     OUTDIR/manual); return the paths written."""
     record = read_record(outdir)  # first: says at once when OUTDIR holds no batch
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     assignment = get_assignment(record.assignment)
     questions = _require_questions(assignment)
@@ -125,7 +126,7 @@ def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Pat
     try:
         ensure_writable_dir(folder)
     except OSError as exc:
-        from ..errors import OutputNotWritable
+        from grader.errors import OutputNotWritable
         raise OutputNotWritable(folder, exc.strerror or str(exc)) from None
     written = []
     for question, max_points in questions.items():
@@ -195,7 +196,7 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
 def import_scores(outdir: str | Path, files: list[str | Path], *, by: str = "") -> ImportReport:
     """Check every row of every file, then store all their scores as manual marks (or none)."""
     record = read_record(outdir)  # first: says at once when OUTDIR holds no batch
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     questions = _require_questions(get_assignment(record.assignment))
     new, skipped, origin = {}, 0, {}
@@ -214,7 +215,8 @@ def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: 
     """Store the manual scores typed into nbgrader's formgrader (``manual_score`` of each manual
     question's grade cell) for the students of this batch."""
     record = read_record(outdir)
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
+
     from .outputs import read_gradebook_manual_scores
 
     assignment = get_assignment(record.assignment)

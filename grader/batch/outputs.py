@@ -5,18 +5,21 @@ import importlib
 import importlib.util
 import json
 import re
-import threading
 import warnings
 from dataclasses import replace
 from pathlib import Path
 
-from ..fsutil import write_atomic
-from ..registry import Assignment
-from ..report.html import render
-from ..report.summary import write_summary  # noqa: F401 (run.py writes the summary through here)
-from ..results import FLAG_WORDS, NotebookResult
+from grader.assignments.registry import Assignment
+from grader.fsutil import write_atomic
+from grader.report import summary
+from grader.report.html import render
+from grader.report.similarity import pair_name, summary_section
+from grader.results import FLAG_WORDS, NotebookResult
+
 from .csvfile import csv_text
 from .identity import file_stem
+from .nbgrader_import import nbgrader_imported
+from .similarity import read_report
 
 
 def fmt(x: float) -> str:
@@ -59,6 +62,12 @@ def reasons(result: NotebookResult, notes=()) -> str:
     return "; ".join(parts)
 
 
+def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
+    """The instructor's summary page, with the clusters of the batch's similarity report when it has one."""
+    similarity = summary_section(read_report(outdir), lambda p: pair_name(file_stem(p.a), file_stem(p.b)))
+    summary.write_summary(outdir, assignment, results, skipped, similarity)
+
+
 def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult],
                      people: dict | None = None, notes: dict | None = None) -> None:
     """One row per student; ``people`` maps a student to its record (name, email) where known, ``notes``
@@ -78,7 +87,7 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
 
 def write_gradescope(outdir: Path, student: str, result: NotebookResult, assignment: Assignment) -> None:
     """Gradescope's results.json for one student, the same document its autograder writes there."""
-    from ..gradescope.results_json import results_from_notebook
+    from grader.gradescope.results_json import results_from_notebook
 
     data = results_from_notebook(result, assignment, visibility="visible")
     if result.late is not None:
@@ -119,25 +128,6 @@ def _create_empty_gradebook(db_url: str) -> None:
             conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": alembic_head()})
     finally:
         engine.dispose()
-
-
-_PREFETCHING: list[threading.Thread] = []
-
-
-def prefetch_gradebook() -> threading.Thread:
-    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades. Code in this
-    process that imports nbgrader (or grader.release, which does) calls :func:`nbgrader_imported` first."""
-    thread = threading.Thread(target=importlib.import_module, args=("nbgrader.api",), daemon=True)
-    thread.start()
-    _PREFETCHING.append(thread)
-    return thread
-
-
-def nbgrader_imported() -> None:
-    """Wait for a background import of nbgrader to finish: nbgrader's package imports itself in a circle,
-    and a second thread importing any of it meanwhile gets a partially initialised module (ImportError)."""
-    while _PREFETCHING:
-        _PREFETCHING.pop().join()
 
 
 def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, NotebookResult],

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import UsageError
-from ..results import StaffMark
+from grader.errors import UsageError
+from grader.results import StaffMark
+
 from .csvfile import neutralised
 from .people import resolve_student
 from .record import read_record
@@ -23,7 +24,7 @@ def _target(outdir, student: str, spec: str):
     """(the batch record, the target, the check's points); the student by id, or by LMS name or email."""
     record = read_record(outdir)
     student = resolve_student(record.students, student)
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     assignment = get_assignment(record.assignment)
     exercise, check, max_points = resolve_check(assignment, spec)

@@ -7,7 +7,7 @@ several students, is an error that lists the candidates: a mark never lands on a
 """
 from __future__ import annotations
 
-from ..errors import StudentNotFound
+from grader.errors import StudentNotFound
 
 
 def _key(text: str) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..registry import Assignment, get_assignment
-from ..results import NotebookResult
+from grader.assignments.registry import Assignment, get_assignment
+from grader.results import NotebookResult
+
 from . import outputs
 from .lms import write_lms_csv
 from .record import BatchRecord, missing_result, read_record

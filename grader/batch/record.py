@@ -14,12 +14,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
-from ..fsutil import write_atomic
-from ..results import NotebookResult
+from grader.errors import UsageError
+from grader.fsutil import write_atomic
+from grader.results import NotebookResult
 
 if TYPE_CHECKING:  # the registry imports torch: commands that only read OUTDIR stay quick
-    from ..registry import Assignment
+    from grader.assignments.registry import Assignment
 
 RECORD_FILE = "batch.json"
 RECORD_SCHEMA_VERSION = 2
@@ -113,7 +113,7 @@ def read_record(outdir: str | Path) -> BatchRecord:
 def missing_result(assignment: Assignment, notebook: str, reason: str) -> NotebookResult:
     """An 'invalid' result with every check at 0 (manual questions pending), for a student whose
     notebook could not be graded or who handed in none."""
-    from ..judge import uniform_result  # the checks import torch: only callers holding the registry get here
+    from grader.judge import uniform_result  # the checks import torch: only callers holding the registry get here
 
     exercises = [uniform_result(e, "missing", reason, "not_graded") for e in assignment.exercises]
     return NotebookResult(assignment=assignment.id, notebook=notebook, status="invalid", reason=reason,

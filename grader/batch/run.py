@@ -14,19 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..errors import OutputNotWritable, UsageError
-from ..fsutil import ensure_writable_dir, write_atomic
-from ..registry import get_assignment
-from ..results import NotebookResult
-from ..sandbox.limits import Limits
-from . import outputs
+from grader.assignments.registry import get_assignment
+from grader.errors import OutputNotWritable, UsageError
+from grader.fsutil import ensure_writable_dir, write_atomic
+from grader.jail.limits import Limits
+from grader.results import NotebookResult
+
+from . import nbgrader_import, outputs
 from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import discover
 from .late import batch_policy
-from .similarity import code_path, write_similarity
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
+from .similarity import code_path, write_similarity
 from .staff import load_marks
 from .totals import final_result
 from .worker import cache_key, grade_job
@@ -85,7 +86,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
     check_storable_db_url(config.db_url)
     found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
-    outputs.prefetch_gradebook()
+    nbgrader_import.prefetch_gradebook()
     client = None
     workers = None
     try:

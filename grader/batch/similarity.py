@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..fsutil import write_atomic
+from grader.fsutil import write_atomic
+
 from .identity import file_stem
 
 SIMILARITY_VERSION = 1
@@ -207,7 +208,7 @@ def release_code(assignment) -> str:
 def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:
     """Compare the code of ``students`` kept in ``outdir`` and write ``similarity/`` there: the JSON report,
     the index page and one page per flagged pair. ``settings`` None: those of the last report, else the defaults."""
-    from ..report.similarity import index_page, pair_name, pair_page
+    from grader.report.similarity import index_page, pair_name, pair_page
 
     outdir = Path(outdir)
     if settings is None:

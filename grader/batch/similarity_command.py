@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import UsageError
+from grader.errors import UsageError
 
 
 def add_parser(sub) -> None:
@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
 
 
 def cmd_similarity(args, console) -> int:
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
+
     from .publish import republish
     from .record import read_record
     from .similarity import Settings, read_report, write_similarity

@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import OutputNotWritable, UsageError
-from ..fsutil import write_atomic
-from ..results import MANUAL_CHECK, StaffMark
+from grader.errors import OutputNotWritable, UsageError
+from grader.fsutil import write_atomic
+from grader.results import MANUAL_CHECK, StaffMark
 
 if TYPE_CHECKING:
-    from ..registry import Assignment
+    from grader.assignments.registry import Assignment
 
 STAFF_FILE = "staff.json"
 STAFF_SCHEMA_VERSION = 2

@@ -7,7 +7,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..report.terminal import clip
+from grader.report.terminal import clip
+
 from .totals import score_text
 
 

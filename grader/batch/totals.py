@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..results import NotebookResult
+from grader.results import NotebookResult
+
 from .late import LatePolicy, assess
 from .staff import StoredMark, Target
-
 
 NO_ANSWER = "no answer to grade: the submission has no readable notebook of this assignment"
 

@@ -8,8 +8,8 @@ import hashlib
 import os
 from dataclasses import asdict
 
-from ..sandbox.limits import Limits
-from ..version import __version__
+from grader.jail.limits import Limits
+from grader.version import __version__
 
 _GRADER = None
 _GRADER_KEY = None
@@ -29,15 +29,15 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
     if _GRADER is None or _GRADER_KEY != key:
         launched = None
         if backend == "sandbox":  # the zygote imports torch in its own process while this one imports the checks
-            from ..sandbox.launch import launch_zygote
+            from grader.sandbox.launch import launch_zygote
 
             launched = launch_zygote()
-        from ..collector import imports_uncollected
+        from grader.collector import imports_uncollected
 
         with imports_uncollected():
-            from ..grading import Grader
-
             import torch
+
+            from grader.grading import Grader
 
         torch.set_num_threads(1)  # one worker per core: the checks' own torch work stays on this worker's core
         if _GRADER is not None:

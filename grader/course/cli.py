@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import UsageError
+from grader.errors import UsageError
 
 EXIT_OK, EXIT_DIFFERS = 0, 1
 
@@ -41,14 +41,14 @@ def add_course_parsers(sub) -> None:
 
 
 def _known(assignment: str) -> None:
-    from ..assignments import assignment_ids
+    from grader.assignments import assignment_ids
 
     if assignment not in assignment_ids():
         raise UsageError(f"unknown assignment {assignment!r}; the course has {', '.join(assignment_ids())}")
 
 
 def cmd_release(args, console) -> int:
-    from ..release import release, release_all
+    from .release import release, release_all
 
     if args.all:
         if args.assignment or args.solutions:

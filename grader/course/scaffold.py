@@ -22,9 +22,10 @@ from pathlib import Path
 
 import nbformat
 
-from ..errors import UsageError
-from ..fsutil import write_atomic
-from ..release import ASSIGNMENTS_ROOT
+from grader.errors import UsageError
+from grader.fsutil import write_atomic
+
+from .release import ASSIGNMENTS_ROOT
 
 HEADING = re.compile(r"^## \d+\.")
 GROUP = re.compile(r"\(([^()]*\bpoints?\b[^()]*)\)\s*$")  # the heading's "(6 points, and 2 for the question)"
@@ -61,7 +62,7 @@ def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: f
 
 def _signature(name: str) -> str:
     """``name(a, b)`` with the reference's parameters, or ``name()`` when the reference has no such function."""
-    from ..standins import course_stand_in
+    from grader.checking.standins import course_stand_in
 
     found = course_stand_in(name)
     return f"{name}({', '.join(found.params) if found else ''})"
@@ -95,7 +96,7 @@ def _cells(assignment: str, exercise) -> list:
 
 
 def _notebook(assignment_id: str, root: Path):
-    from ..registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     spec = get_assignment(assignment_id)
     path = root / "source" / assignment_id / spec.notebook

@@ -12,10 +12,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ..errors import OutputNotWritable, UsageError
-from ..fsutil import write_atomic
-from ..registry import get_assignment
-from ..version import __version__
+from grader.assignments.registry import get_assignment
+from grader.errors import OutputNotWritable, UsageError
+from grader.fsutil import write_atomic
+from grader.version import __version__
+
 from .config import CONFIG_NAME, AutograderConfig
 from .rate_limit import RateLimit
 from .scripts import RUN_AUTOGRADER, SETUP_SH

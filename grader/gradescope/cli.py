@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import UsageError
+from grader.errors import UsageError
 
 EXIT_OK = 0
 
@@ -43,7 +43,7 @@ def _say(console, text: str) -> None:
 
 
 def cmd_gradescope_autograder(args, console) -> int:
-    from ..assignments import assignment_ids
+    from grader.assignments import assignment_ids
 
     if args.assignment not in assignment_ids():  # before the imports below, which load the checks and torch
         raise UsageError(f"unknown assignment {args.assignment!r}; the course has {', '.join(assignment_ids())}")

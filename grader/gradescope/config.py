@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from ..errors import SeqgradeError
+from grader.errors import SeqgradeError
 
 CONFIG_NAME = "seqgrade.json"
 CONFIG_FORMAT = "seqgrade-gradescope-autograder"

@@ -10,9 +10,10 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import OutputNotWritable, SandboxUnavailable, SeqgradeError, UsageError
-from ..fsutil import write_atomic
-from ..version import __version__
+from grader.errors import OutputNotWritable, SandboxUnavailable, SeqgradeError, UsageError
+from grader.fsutil import write_atomic
+from grader.version import __version__
+
 from .config import CONFIG_NAME, AutograderConfig
 from .rate_limit import RateLimit, limited_results
 from .results_json import results_for_failure, results_from_notebook
@@ -64,8 +65,8 @@ def find_notebook(folder: Path) -> Path:
 def pick_isolation(requested: str | None = None) -> tuple[str, str]:
     """The isolation level to grade with and why: namespaces where the container allows them (it runs as
     root, and Docker's default seccomp profile refuses unshare), else rlimits."""
-    from ..sandbox.jails import check_isolation
-    from ..sandbox.limits import ISOLATION_LEVELS
+    from grader.jail.limits import ISOLATION_LEVELS
+    from grader.sandbox.jails import check_isolation
 
     if requested:
         if requested not in ISOLATION_LEVELS:
@@ -82,9 +83,9 @@ def pick_isolation(requested: str | None = None) -> tuple[str, str]:
 
 def _grade(root: Path, config: AutograderConfig, extra: dict) -> tuple[dict, float, float, str]:
     notebook = find_notebook(root / "submission")  # before the imports below, which take seconds (torch)
-    from ..grading import Grader
-    from ..registry import get_assignment
-    from ..sandbox.limits import Limits
+    from grader.assignments.registry import get_assignment
+    from grader.grading import Grader
+    from grader.jail.limits import Limits
 
     assignment = get_assignment(config.assignment)
     level, why = pick_isolation(os.environ.get(ISOLATION_ENV) or None)

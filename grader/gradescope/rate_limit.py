@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from ..errors import UsageError
+from grader.errors import UsageError
 
 METADATA = "submission_metadata.json"
 _PERIOD = re.compile(r"^(\d+)/(\d+(?:\.\d+)?)([mhd])$")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..results import FLAG_WORDS, CheckResult, NotebookResult
+from grader.results import FLAG_WORDS, CheckResult, NotebookResult
 
 if TYPE_CHECKING:  # the registry imports torch (seconds): a run with no notebook to grade never needs it
-    from ..registry import Assignment
+    from grader.assignments.registry import Assignment
 
 
 def _fmt(x: float) -> str:

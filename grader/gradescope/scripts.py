@@ -49,7 +49,7 @@ rm -rf /tmp/seqgrade-uv-cache
 chmod -R a+rX "$PREFIX"
 chmod -R go-rwx "$HERE"
 # A last check that the grader imports with this environment (seconds; fails the image build if not).
-PYTHONPATH="$HERE/seqgrade" "$PY" -c "import grader.registry, grader.gradescope.container"
+PYTHONPATH="$HERE/seqgrade" "$PY" -c "import grader.assignments.registry, grader.gradescope.container"
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..errors import SeqgradeError, UsageError
+from grader.errors import SeqgradeError, UsageError
 
 TRY_TIMEOUT_S = 1200.0
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from html import escape
 
-from ..checks.reproduce import SNIPPET_HEADING
-from ..errors import UnknownAssignment
-from ..registry import get_assignment
-from ..results import FLAG_WORDS, CheckResult, NotebookResult
+from grader.assignments.registry import get_assignment
+from grader.checking.reproduce import SNIPPET_HEADING
+from grader.errors import UnknownAssignment
+from grader.results import FLAG_WORDS, CheckResult, NotebookResult
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#222;padding:0 1rem}
@@ -40,7 +40,7 @@ def influence_svg(matrix: list[list[int]], cell: int = 22) -> str:
             moved = bool(matrix[i][j])
             colour = ("#b3261e" if j > i else "#3a7bd5") if moved else "#f0f0f0"
             parts.append(f'<rect x="{40 + j * cell}" y="{20 + i * cell}" width="{cell - 2}" height="{cell - 2}" fill="{colour}"/>')
-    parts.append(f'<text x="40" y="14" font-size="11">input position j →</text>')
+    parts.append('<text x="40" y="14" font-size="11">input position j →</text>')
     parts.append(f'<text x="0" y="{30 + size // 2}" font-size="11" transform="rotate(-90 10,{30 + size // 2})">output i →</text>')
     parts.append("</svg>")
     return "".join(parts)

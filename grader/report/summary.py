@@ -10,10 +10,11 @@ from collections import Counter
 from html import escape
 from pathlib import Path
 
-from ..fsutil import write_atomic
-from ..checks.base import FAILURE_KINDS
-from ..registry import Assignment
-from ..results import NotebookResult
+from grader.assignments.registry import Assignment
+from grader.checking.base import FAILURE_KINDS
+from grader.fsutil import write_atomic
+from grader.results import NotebookResult
+
 from .html import CSS
 
 MESSAGES_SHOWN = 3
@@ -114,13 +115,10 @@ def late_section(results: dict[str, NotebookResult]) -> str:
     return f"<section><h2>Late work ({len(charged) + len(flagged)})</h2>{table}{lms}</section>"
 
 
-def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
+def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list,
+                  similarity: str = "") -> None:
     """Instructor summary: score histogram, item analysis (pass rates and failure messages per exercise and
-    check, over graded work), late work and the similarity report's clusters."""
-    from ..batch.identity import file_stem
-    from ..batch.similarity import read_report
-    from .similarity import pair_name, summary_section
-
+    check, over graded work), late work and ``similarity``, the similarity report's section (HTML)."""
     n = len(results)
     totals = [r.score for r in results.values()]
     # work that says how the class did: not unreadable notebooks, not the release handed back unchanged
@@ -144,7 +142,7 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
               "<tr><th></th><th>exercise / check</th><th>passed</th><th>pass rate</th>"
               "<th>most common failure messages</th></tr>" + "".join(rows) + "</table></section>"
             + late_section(results)
-            + summary_section(read_report(outdir), lambda p: pair_name(file_stem(p.a), file_stem(p.b)))
+            + similarity
             + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
             + "</body></html>\n")
     write_atomic(outdir / "summary.html", html)

@@ -5,7 +5,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..results import NotebookResult
+from grader.results import NotebookResult
+
 from .html import total_line
 
 STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan", "pending": "cyan", "staff": "cyan"}

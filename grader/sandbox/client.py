@@ -14,15 +14,28 @@ import socket
 import time
 from typing import Mapping, Sequence
 
-from ..allowance import MIN_FRAME_BYTES, CallAllowance
-from ..calls import (Reply, Served, StandInClass, StandInHandler, StudentCrashed, StudentMissing, StudentOverspent,
-                     StudentTimeout, build_request, overspent, serve_helper)
-from ..objectcalls import ObjectCalls
-from ..backends.replies import to_reply
-from ..errors import ProtocolError, SandboxError
-from . import framing, isolation
+from grader.checking.allowance import MIN_FRAME_BYTES, CallAllowance
+from grader.checking.calls import (
+    Reply,
+    Served,
+    StandInClass,
+    StandInHandler,
+    StudentCrashed,
+    StudentMissing,
+    StudentOverspent,
+    StudentTimeout,
+    build_request,
+    overspent,
+    serve_helper,
+)
+from grader.checking.objectcalls import ObjectCalls
+from grader.errors import ProtocolError, SandboxError
+from grader.jail import framing
+from grader.jail.limits import Limits
+
+from . import procfs
 from .jails import ALWAYS_HIDDEN, PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
-from .limits import Limits
+from .replies import to_reply
 from .warmup import CallClock
 
 MAX_RESTARTS = 20
@@ -189,7 +202,7 @@ class Session(ObjectCalls):
                  log: list[Served] | None = None, watch=None, clock: CallClock | None = None) -> tuple[dict, dict]:
         """Send one request and wait for its reply, answering the stand-in calls the student's code makes
         meanwhile. What the grader spends on them is bounded and counts towards the call's CPU time
-        (grader.allowance). ``clock``: the call's CPU budget (by default the function's, never stretched)."""
+        (grader.checking.allowance). ``clock``: the call's CPU budget (by default the function's, never stretched)."""
         if self.sock is None:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
@@ -251,14 +264,14 @@ class Session(ObjectCalls):
             if watch is not None:
                 watch.sample()
             if self.pgid:
-                used = isolation.tree_cpu_seconds(self.pgid)
+                used = procfs.tree_cpu_seconds(self.pgid)
                 if clock.since_cpu is None:
                     clock.start(used)
                 elif clock.over(used - clock.since_cpu + spent(), self.pgid):
                     raise framing.TimedOut()
                 if idle is not None:
                     now = time.monotonic()
-                    if used != last_used or isolation.tree_busy(self.pgid):
+                    if used != last_used or procfs.tree_busy(self.pgid):
                         last_used, quiet_since = used, now
                     elif now - quiet_since > idle:
                         raise framing.TimedOut()
@@ -268,7 +281,7 @@ class Session(ObjectCalls):
 
     def _call_once(self, name, request, args, cotangent, stand_ins, measure_memory, clock):
         log: list[Served] = []
-        peak = isolation.PeakMemory(self.pgid) if measure_memory and self.pgid else None
+        peak = procfs.PeakMemory(self.pgid) if measure_memory and self.pgid else None
         reply = self._request(request, {"args": list(args), "cotangent": cotangent}, name, stand_ins, log, peak, clock)
         return log, peak, reply
 
@@ -286,7 +299,7 @@ class Session(ObjectCalls):
              classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False,
              prepare: Mapping | None = None) -> Reply:
         """Call student function ``name`` (or, with ``handle``, a method of an object constructed earlier;
-        ``op="construct"`` constructs class ``name`` under ``handle``; see grader.backends.objectcalls)."""
+        ``op="construct"`` constructs class ``name`` under ``handle``; see grader.sandbox.objectcalls)."""
         if name in self._broken:
             first = self._broken[name]
             raise type(first)(f"{first.message} (in an earlier check, so it was not called again)")

@@ -1,5 +1,5 @@
 """Where jails come from: the zygote that forks them, what they hide and keep, and whether this machine
-can isolate at the level asked for. The grader's side; grader.sandbox.zygote is the zygote's own."""
+can isolate at the level asked for. The grader's side; grader.jail.zygote is the zygote's own."""
 from __future__ import annotations
 
 import json
@@ -11,10 +11,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import SandboxError, SandboxUnavailable
-from . import isolation
+from grader.errors import SandboxError, SandboxUnavailable
+from grader.jail.limits import Limits
+
+from . import procfs
 from .launch import launch_zygote
-from .limits import Limits
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
@@ -42,14 +43,14 @@ def check_isolation(level: str, *, rootless: bool = False) -> None:
     if level != "namespaces":
         # Without a mount namespace nothing is bound back in for the student's uid, so it reads Python's
         # files as any other user would; a student's `import` of a module the zygote did not load needs that.
-        blocked = isolation.unreadable_for(SANDBOX_UID, _keep_paths()) if os.geteuid() == 0 and not rootless else None
+        blocked = procfs.unreadable_for(SANDBOX_UID, _keep_paths()) if os.geteuid() == 0 and not rootless else None
         if blocked:
             raise SandboxUnavailable(
                 f"--isolation rlimits runs student code as uid {SANDBOX_UID}+, which cannot read {blocked} "
                 f"(Python's own files are inside it); install Python and the virtual environment where other "
                 f"users can read them (e.g. /usr/local or /opt), or run seqgrade as an ordinary user")
         return
-    found = isolation.probe()
+    found = procfs.probe()
     if not found["namespaces"]:
         raise SandboxUnavailable(
             f"cannot create Linux namespaces here ({found['reason']}). Enable unprivileged user namespaces "

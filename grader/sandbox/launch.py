@@ -20,7 +20,7 @@ def launch_zygote() -> tuple[subprocess.Popen, socket.socket]:
     """The zygote process and our end of its control socket."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno())],
+        [sys.executable, "-m", "grader.jail.zygote", str(theirs.fileno())],
         pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
     )

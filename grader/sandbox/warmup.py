@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .isolation import tree_pids
+from .procfs import tree_pids
 
 READ_BYTES = 64 * 1024  # an import reads .pyc files; sympy's is 16 MB
 

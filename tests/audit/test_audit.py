@@ -12,17 +12,16 @@ from dataclasses import replace
 
 import pytest
 
-from reference import recursive as ref
-
+from grader.assignments.registry import ASSIGNMENTS, get_assignment
 from grader.audit import triage
 from grader.audit.model import AuditError
 from grader.audit.mutants import SolutionCell, cell_mutants, without_markers
 from grader.audit.operators import OPERATORS
 from grader.audit.run import AuditOptions, audit, mutants_of, selfchecked
-from grader.checks.base import CheckFailed, call
+from grader.checking.base import CheckFailed, call
+from grader.checking.exercise import Check
 from grader.cli import main
-from grader.exercise import Check
-from grader.registry import ASSIGNMENTS, get_assignment
+from reference import recursive as ref
 
 HERE = AuditOptions(backend="inprocess", workers=0, leaks=False)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import Phase, settings
 
-from grader.backends.inprocess import InProcess
+from grader.assignments.registry import get_assignment
+from grader.course.release import release
 from grader.judge import judge_exercise
 from grader.notebook import is_test_cell
-from grader.registry import get_assignment
-from grader.release import release
+from grader.sandbox.inprocess import InProcess
 
 from ..test_selfchecks import Notebook
 

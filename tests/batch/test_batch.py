@@ -15,10 +15,9 @@ import pytest
 from grader.batch.inputs import discover
 from grader.batch.run import BatchConfig, run_batch
 from grader.cli import main
+from grader.course.samples import make_samples
 from grader.errors import UsageError
-from grader.registry import SEQUENCE_MODELS
-from grader.sandbox.limits import Limits
-from grader.samples import make_samples
+from grader.jail.limits import Limits
 
 LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=60)
 

@@ -13,8 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from grader.batch import inputs
 from grader.batch.identity import file_stem, is_plain

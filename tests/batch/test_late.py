@@ -11,8 +11,16 @@ import zipfile
 import pytest
 
 from grader.batch.inputs import discover
-from grader.batch.late import (ARCHIVE_TIME, LatePolicy, assess, batch_policy, course_policy, credit_percent,
-                               policy_from_dict, read_extensions)
+from grader.batch.late import (
+    ARCHIVE_TIME,
+    LatePolicy,
+    assess,
+    batch_policy,
+    course_policy,
+    credit_percent,
+    policy_from_dict,
+    read_extensions,
+)
 from grader.batch.record import StudentRecord, read_record
 from grader.batch.run import BatchConfig, run_batch
 from grader.cli import main

@@ -12,19 +12,19 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.facts import read_facts
 from grader.batch.run import BatchConfig, run_batch
 from grader.cli import main
-from grader.registry import SEQUENCE_MODELS
-from grader.samples import SEQUENCE_MODELS_WRONG
-from grader.sandbox.limits import Limits
+from grader.course.samples import SEQUENCE_MODELS_WRONG
+from grader.jail.limits import Limits
 
 LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=60)
 QUESTION = "ar_fit_interpretation"
 HOSTILE_ANSWER = ("<script>alert('x')</script> the weights are <b>[0, 1, 1, 0]</b> & **more**\n\n"
                   "<img src=x onerror=alert(1)> [link](javascript:alert(1)) ![pixel](http://tracker.example/p.png)")
 SEQ2COL_CHECK = SEQUENCE_MODELS.exercise("seq2col").checks[0]
-WINDOWS = "check_seq2col_windows"  # the wrong seq2col of grader.samples fails it
+WINDOWS = "check_seq2col_windows"  # the wrong seq2col of grader.course.samples fails it
 
 
 @pytest.fixture(scope="module")

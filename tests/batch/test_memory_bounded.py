@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.release import release
-from grader.sandbox.isolation import current_cgroup_dir
+from grader.course.release import release
+from grader.jail.isolation import current_cgroup_dir
 
 GiB = 2**30
 ATTACK = """def online_softmax_attention(q, K, V, block_size):

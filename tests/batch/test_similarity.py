@@ -7,10 +7,10 @@ solution with another free-text answer, so the same code as ada)."""
 import json
 from dataclasses import replace
 
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.facts import student_code
 from grader.batch.similarity import Settings, analyse, kgram_hashes, read_report, release_code
 from grader.cli import main
-from grader.registry import SEQUENCE_MODELS
 from grader.report.summary import write_summary
 from grader.results import CheckResult, ExerciseResult, LateCharge, NotebookResult
 from tests.batch.test_manual import course, graded, out, threads  # noqa: F401 (fixtures)

@@ -13,8 +13,7 @@ import pytest
 
 from grader.batch.record import read_record, write_record
 from grader.cli import main
-from tests.batch.test_manual import QUESTION, WINDOWS, _batch, _fill, _rows
-from tests.batch.test_manual import course, graded, out, threads  # noqa: F401 (fixtures)
+from tests.batch.test_manual import QUESTION, WINDOWS, _batch, _fill, _rows, course, graded, out, threads  # noqa: F401 (fixtures)
 
 PEOPLE = {"ada": ("Ada Lovelace", "ada@uni.edu"), "bob": ("hopper", "grace@uni.edu"), "cy": ("hopper", "=cy@uni.edu")}
 

@@ -13,16 +13,29 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch import outputs
 from grader.batch.progress import batch_progress
 from grader.batch.record import read_record
 from grader.batch.run import BatchConfig, run_batch
 from grader.batch.summary import print_batch_summary
 from grader.cli import main
-from grader.registry import SEQUENCE_MODELS
-from grader.samples import SEQUENCE_MODELS_WRONG
-from tests.batch.test_manual import LIMITS, QUESTION, SEQ2COL_CHECK, WINDOWS, _batch, _fill, _grade, _rows, _with_cell
-from tests.batch.test_manual import course, graded, out, threads  # noqa: F401 (fixtures)
+from grader.course.samples import SEQUENCE_MODELS_WRONG
+from tests.batch.test_manual import (  # noqa: F401 (fixtures)
+    LIMITS,
+    QUESTION,
+    SEQ2COL_CHECK,
+    WINDOWS,
+    _batch,
+    _fill,
+    _grade,
+    _rows,
+    _with_cell,
+    course,
+    graded,
+    out,
+    threads,
+)
 
 NEW_ANSWER = "On second thought: the weights are only determined up to the kernel of the design matrix."
 

@@ -21,7 +21,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.sandbox import isolation
+from grader.jail import isolation
 
 from .ablations import ABLATIONS, Ablation, by_name
 from .build import MARKERS

@@ -7,8 +7,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-
 HERE = Path(__file__).parent
 PORT = 47817  # the loopback listener the network attacks aim at
 # Files the attacks try to leave where later submissions could find them.
@@ -122,7 +120,7 @@ def generated_degenerate(solution: dict | None = None) -> list[Entry]:
 
 def validate_entries() -> list[str]:
     """Problems in the corpus files themselves (unknown grade ids, checks or exercises)."""
-    from grader.registry import SEQUENCE_MODELS
+    from grader.assignments.registry import SEQUENCE_MODELS
 
     exercises = {e.id: {c.name for c in e.checks} for e in SEQUENCE_MODELS.exercises}
     cells = set(exercises) | {"imports"}

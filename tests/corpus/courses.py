@@ -90,9 +90,9 @@ def _main(argv: list[str]) -> int:
     authoring; the tests grade it through the sandbox) and print each entry's departures from its declaration."""
     import tempfile
 
+    from grader.assignments.registry import get_assignment
+    from grader.course.release import release
     from grader.grading import Grader
-    from grader.registry import get_assignment
-    from grader.release import release
 
     assignment = get_assignment(argv[0])
     with tempfile.TemporaryDirectory() as tmp:

@@ -62,7 +62,7 @@ def _wrapper(name: str, position, label: str) -> str:
 def ignoring_entries(assignment: str) -> list[Entry]:
     """The generated entries of ``assignment``: ``REPLACE`` maps each wrapped exercise to None until
     :func:`fill` puts the solution's own source with the wrapper there."""
-    from grader.registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     spec = get_assignment(assignment)
     functions = [e for e in spec.exercises if e.kind == "function" and e.inputs]
@@ -79,7 +79,7 @@ def fill(entry: Entry, solution: dict) -> Entry:
     """``entry`` with its ``REPLACE`` sources made from the cells of the solution notebook ``solution``."""
     if "IGNORE" not in entry.data:
         return entry
-    from grader.registry import get_assignment
+    from grader.assignments.registry import get_assignment
 
     spec = get_assignment(solution["metadata"]["seqgrade"]["assignment"])
     cells = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c["source"] for c in solution["cells"]}

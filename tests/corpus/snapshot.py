@@ -36,9 +36,9 @@ def snapshot(work: Path) -> dict[str, str]:
         from grader.course.release import release
         from grader.course.samples import make_samples
     except ImportError:  # the layout before the grader's house was rebuilt (issue 35)
-        from grader.registry import ASSIGNMENTS
-        from grader.release import release
-        from grader.samples import make_samples
+        from grader.assignments.registry import ASSIGNMENTS
+        from grader.course.release import release
+        from grader.course.samples import make_samples
 
     digests: dict[str, str] = {}
     for assignment in ASSIGNMENTS:

@@ -14,8 +14,8 @@ import functools
 
 import pytest
 
-from grader.backends.inprocess import InProcess
 from grader.judge import judge_exercise
+from grader.sandbox.inprocess import InProcess
 
 
 class CheckTable:

@@ -7,12 +7,12 @@ import json
 import tempfile
 from pathlib import Path
 
-from grader.backends.inprocess import InProcess
+from grader.assignments.registry import get_assignment
+from grader.course.release import release
 from grader.judge import judge_exercise
 from grader.notebook import load_submission
-from grader.registry import get_assignment
-from grader.release import release
 from grader.results import ExerciseResult
+from grader.sandbox.inprocess import InProcess
 
 from ..corpus.courses import entries, replaced
 

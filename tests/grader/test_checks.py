@@ -4,11 +4,10 @@ Student code runs in-process here (the checks see it through the codec exactly a
 stand-ins included), which keeps this table fast; tests/grader/test_sandbox.py covers the sandbox itself.
 Each exercise is judged as in a real grade (grader.judge), so stand-ins and gates apply.
 """
-import pytest
 
-from grader.backends.inprocess import InProcess
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.judge import judge_exercise
-from grader.registry import SEQUENCE_MODELS
+from grader.sandbox.inprocess import InProcess
 
 from .check_table import CheckTable
 from .solutions import SOLUTION
@@ -222,7 +221,7 @@ def test_causality_check_reports_an_influence_picture():
 
 def test_replayed_examples_give_the_verdicts_hypothesis_gives(monkeypatch):
     """for_all replays the cases drawn once; turning that off must change no status, point or message."""
-    import grader.checks.base as base
+    import grader.checking.base as base
 
     def grade_all():
         out = {}

@@ -8,11 +8,10 @@ import re
 from pathlib import Path
 
 import nbformat
-import pytest
 
+from grader.assignments.registry import get_assignment
+from grader.course.release import ASSIGNMENTS_ROOT
 from grader.judge import judge_exercise
-from grader.registry import get_assignment
-from grader.release import ASSIGNMENTS_ROOT
 
 from .check_table import CheckTable
 

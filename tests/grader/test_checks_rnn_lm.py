@@ -9,11 +9,11 @@ import re
 import nbformat
 import pytest
 
-from grader.checks.language_model import SMALL, lm_inputs
+from grader.assignments.registry import get_assignment
+from grader.assignments.rnn_lm.language_model import SMALL, lm_inputs
+from grader.checking.standins import for_exercise
+from grader.course.release import ASSIGNMENTS_ROOT
 from grader.judge import judge_exercise
-from grader.registry import get_assignment
-from grader.release import ASSIGNMENTS_ROOT
-from grader.standins import for_exercise
 
 from .check_table import CheckTable
 
@@ -315,7 +315,7 @@ def test_solution_cells_are_named_for_what_they_define():
 
 def test_replayed_examples_give_the_verdicts_hypothesis_gives(monkeypatch):
     """for_all replays the cases drawn once; turning that off must change no status, point or message."""
-    import grader.checks.base as base
+    import grader.checking.base as base
 
     names = ["check_lstm_cell_keeps_memory", "check_rnn_lm_states_causality", "check_ngram_probs_matches_counts",
              "check_causal_conv1d_causality"]

@@ -7,12 +7,11 @@ import time
 import numpy as np
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.codec import MAGIC, Unsupported, decode_frame, encode_message
 from grader.errors import ProtocolError
+from grader.jail.codec import MAGIC, Unsupported, decode_frame, encode_message
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from grader.backends.inprocess import InProcess
-from grader.checks import base, drawn
+from grader.assignments.registry import SEQUENCE_MODELS
+from grader.checking import base, drawn
+from grader.checking.strategies import Dims
 from grader.judge import judge_exercise
-from grader.registry import SEQUENCE_MODELS
-from grader.strategies import Dims
+from grader.sandbox.inprocess import InProcess
 
 from .solutions import SOLUTION
 

@@ -1,9 +1,9 @@
 """While one exercise is graded, every other graded function of its assignment is served by the grader
 (declared in ``requires`` or not), so a mistake in a helper costs only the helper's own exercise; the
 failure message mentions a stand-in only when one was called during that check."""
-from grader.backends.inprocess import InProcess
+from grader.assignments.registry import get_assignment
 from grader.judge import judge_exercise
-from grader.registry import get_assignment
+from grader.sandbox.inprocess import InProcess
 
 from .test_checks_attention import SOLUTION, corpus
 

@@ -3,7 +3,7 @@ property the answer has is paid, and code that ignores an input earns nothing. E
 reproduced on the commit before these rules (it fails there); the memory rule (6) is in test_memory.py."""
 import pytest
 
-from grader.registry import get_assignment
+from grader.assignments.registry import get_assignment
 
 from .fair_grading import corpus_source, earned, failed, judged
 
@@ -69,7 +69,7 @@ def test_a_blockwise_function_with_wrong_values_is_judged_for_memory():
 
 
 def test_every_check_states_when_it_cannot_be_judged():
-    from grader.registry import ASSIGNMENTS
+    from grader.assignments.registry import ASSIGNMENTS
 
     for assignment in ASSIGNMENTS.values():
         for exercise in assignment.exercises:
@@ -111,7 +111,7 @@ def test_code_that_ignores_an_input_or_does_trivial_work_earns_nothing(assignmen
 
 
 def test_every_function_exercise_declares_the_inputs_it_must_respond_to():
-    from grader.registry import ASSIGNMENTS
+    from grader.assignments.registry import ASSIGNMENTS
 
     for assignment in ASSIGNMENTS.values():
         for exercise in assignment.exercises:

@@ -3,13 +3,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.cli import main
-from grader.registry import SEQUENCE_MODELS
 
 AUTO_MAX = sum(e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual")
 
@@ -154,9 +153,9 @@ def test_grading_is_byte_identical_across_runs(released, tmp_path):
 
 def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(released, monkeypatch, capsys):
     """Without namespaces seqgrade refuses with the reason (exit 3) and names the explicit fallback."""
-    from grader.sandbox import isolation
+    from grader.sandbox import procfs
 
-    monkeypatch.setattr(isolation, "probe", lambda: {"namespaces": False, "reason": "unshare: Operation not permitted",
+    monkeypatch.setattr(procfs, "probe", lambda: {"namespaces": False, "reason": "unshare: Operation not permitted",
                                                      "root": False, "python": "3.11"})
     assert main(["grade", str(released[1])]) == 3
     err = capsys.readouterr().err
@@ -166,9 +165,9 @@ def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(rel
 
 def test_grading_one_assignment_imports_no_other_assignments_checks():
     """The registry imports an assignment's module (its checks, its references) only when asked for it."""
-    code = ("import sys; from grader.registry import ASSIGNMENTS, get_assignment; get_assignment('sequence_models'); "
-            "print(sorted(m for m in sys.modules if m.startswith('grader.assignments.')), list(ASSIGNMENTS), "
+    code = ("import sys; from grader.assignments.registry import ASSIGNMENTS, get_assignment; get_assignment('sequence_models'); "
+            "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('grader.assignments.')}), list(ASSIGNMENTS), "
             "'rnn_lm' in ASSIGNMENTS, 'nope' in ASSIGNMENTS)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert out.strip() == ("['grader.assignments.sequence_models'] "
+    assert out.strip() == ("['registry', 'sequence_models'] "
                            "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm', 'lm_modules'] True False")

@@ -8,10 +8,10 @@ timeouts, the missing helper module, patching the grader's own modules) are in t
 import numpy as np
 import pytest
 
-from grader.backends.inprocess import InProcess
-from grader.compare import compare_arrays
+from grader.assignments.registry import SEQUENCE_MODELS
+from grader.checking.compare import compare_arrays
 from grader.grading import grade_exercises
-from grader.registry import SEQUENCE_MODELS
+from grader.sandbox.inprocess import InProcess
 
 from .solutions import SOLUTION
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from grader.registry import SEQUENCE_MODELS
+from grader.assignments.registry import SEQUENCE_MODELS
 
 from .test_checks import WRONG
 

@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from grader.backends.inprocess import InProcess
+from grader.jail.limits import Limits
 from grader.sandbox.client import Session, Zygote
-from grader.sandbox.limits import Limits
+from grader.sandbox.inprocess import InProcess
 
 MiB = 2**20
 CELLS = [(0, """

@@ -7,10 +7,10 @@ import os
 import pytest
 import torch
 
-from grader.backends.inprocess import InProcess
-from grader.checks.blockwise import MEMORY_ALLOWANCE
+from grader.assignments.recursive_attention.blockwise import MEMORY_ALLOWANCE
+from grader.jail.limits import Limits
 from grader.sandbox.client import Session, Zygote
-from grader.sandbox.limits import Limits
+from grader.sandbox.inprocess import InProcess
 
 MiB = 2**20
 CELLS = [(0, """

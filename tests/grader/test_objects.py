@@ -1,14 +1,14 @@
-"""Objects by handle (grader.objects, grader.objectcalls): the grader constructs a student class in the
+"""Objects by handle (grader.jail.objects, grader.checking.objectcalls): the grader constructs a student class in the
 student's process, calls it, reads and loads its parameters; stand-in classes, seeded generators and
 grader-served callables are built there on its behalf. The same through the sandbox and in-process."""
 import pytest
 import torch
 
-from grader.backends.inprocess import InProcess
-from grader.calls import Made, StandInClass, StudentRaised
+from grader.checking.calls import Made, StandInClass, StudentRaised
+from grader.checking.standins import StandIn
+from grader.jail.limits import Limits
 from grader.sandbox.client import Session, Zygote
-from grader.sandbox.limits import Limits
-from grader.standins import StandIn
+from grader.sandbox.inprocess import InProcess
 
 CELLS = [(0, """
 import torch

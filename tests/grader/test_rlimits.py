@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import codec
-from grader.judge import judge_exercise
+from grader.assignments.registry import SEQUENCE_MODELS
 from grader.grading import Grader
-from grader.registry import SEQUENCE_MODELS
-from grader.sandbox import client, framing, isolation, jails
+from grader.jail import codec, framing, isolation
+from grader.jail.limits import Limits
+from grader.judge import judge_exercise
+from grader.sandbox import client, jails, procfs
 from grader.sandbox.client import Session, Zygote
-from grader.sandbox.limits import Limits
 
 from .solutions import SOLUTION
 
@@ -120,7 +120,7 @@ def test_as_root_the_mode_is_refused_when_the_sandbox_user_cannot_read_python(re
         err = capsys.readouterr().err
         assert str(locked) in err and "uid 60000" in err and len(err.strip().splitlines()) == 1
         locked.chmod(0o755)
-        assert isolation.unreadable_for(client.SANDBOX_UID, [str(locked / "python")]) is None
+        assert procfs.unreadable_for(client.SANDBOX_UID, [str(locked / "python")]) is None
     finally:
         shutil.rmtree(locked.parent)
 

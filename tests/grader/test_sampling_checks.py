@@ -1,4 +1,4 @@
-"""The statistical checks of lm_modules (grader.checks.sampling), measured: over many seeds a correct
+"""The statistical checks of lm_modules (grader.assignments.lm_modules.sampling), measured: over many seeds a correct
 sampler fails them about as often as their p-value threshold says (never, at 1e-6; and at the looser
 thresholds where failures can be counted, at the rate the threshold states), and every wrong sampler of
 the corpus fails them at every seed (their power)."""
@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from grader.checks import sampling as S
+from grader.assignments.lm_modules import sampling as S
 from reference import lm_modules as ref
 
 SEEDS = range(200)

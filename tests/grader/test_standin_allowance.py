@@ -1,17 +1,17 @@
 """Work the grader does on arguments the student chose (stand-in replies, large messages) is bounded before
-it starts and charged to the call that asked for it (grader.allowance); exceeding it is that call's failure."""
+it starts and charged to the call that asked for it (grader.checking.allowance); exceeding it is that call's failure."""
 import time
 from dataclasses import replace
 
 import pytest
 import torch
 
-from grader import standins
-from grader.allowance import MIN_ELEMENTS, CallAllowance
-from grader.backends.inprocess import InProcess
-from grader.calls import StudentOverspent, StudentTimeout
+from grader.checking import standins
+from grader.checking.allowance import MIN_ELEMENTS, CallAllowance
+from grader.checking.calls import StudentOverspent, StudentTimeout
+from grader.jail.limits import Limits
 from grader.sandbox.client import Session, Zygote
-from grader.sandbox.limits import Limits
+from grader.sandbox.inprocess import InProcess
 
 CELLS = [(0, """
 import torch

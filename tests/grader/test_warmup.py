@@ -4,9 +4,9 @@ gets no such allowance, and a function that stays slow once warm is still charge
 import pytest
 import torch
 
-from grader.calls import StudentTimeout
+from grader.checking.calls import StudentTimeout
+from grader.jail.limits import Limits
 from grader.sandbox.client import Session, Zygote
-from grader.sandbox.limits import Limits
 
 CELLS = [(0, """
 import os, sys, torch

@@ -5,11 +5,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
-from reference import causal_mask, masked_self_attention, mha_param_count, qkv_param_count
-from reference import answers
+from reference import answers, causal_mask, masked_self_attention, mha_param_count, qkv_param_count
 
 
 @given(T=st.integers(1, 40))

@@ -10,8 +10,7 @@ import math
 
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from torch import nn
 
 from reference import lm_modules as lm

@@ -2,8 +2,7 @@
 import numpy as np
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import reference.recurrent as recurrent_module
 from reference import ar_as_recurrent, forward, recurrent_unit

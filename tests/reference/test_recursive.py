@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from reference import recursive as ref
 

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from reference import rnn_lm
 

@@ -4,8 +4,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from reference import transformer as T
 

@@ -1,0 +1,65 @@
+"""The exercise registry: every assignment the course has, by id.
+
+Each assignment declares its exercises, checks and points in its own package under
+:mod:`grader.assignments` (``<id>/__init__.py`` defining ``ASSIGNMENT``); this module only collects
+them, in the order the course teaches them, importing each when it is first asked for.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+
+from grader import assignments as _package
+from grader.checking.exercise import JUDGES, Assignment, Check, Exercise  # noqa: F401  (re-exported)
+from grader.errors import UnknownAssignment
+
+from . import assignment_ids
+
+COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm", "lm_modules")
+
+
+def _load(name: str) -> Assignment:
+    assignment = getattr(importlib.import_module(f"{_package.__name__}.{name}"), "ASSIGNMENT", None)
+    if not isinstance(assignment, Assignment):
+        raise ValueError(f"grader/assignments/{name}/__init__.py defines no ASSIGNMENT")
+    if assignment.id != name:  # assignment_ids() lists the modules' names without importing them
+        raise ValueError(f"grader/assignments/{name}/__init__.py declares assignment {assignment.id!r}; "
+                         f"name the package after its assignment")
+    return assignment
+
+
+class _Registry(Mapping):
+    """The course's assignments by id, in course order. Each one's module (its checks and references) is
+    imported when it is first asked for: grading one notebook imports no other assignment's checks."""
+
+    def __init__(self):
+        rank = {name: i for i, name in enumerate(COURSE_ORDER)}
+        self._ids = sorted(assignment_ids(), key=lambda k: (rank.get(k, len(rank)), k))
+        self._loaded: dict[str, Assignment] = {}
+
+    def __getitem__(self, name: str) -> Assignment:
+        if name not in self._loaded:
+            if name not in self._ids:
+                raise KeyError(name)
+            self._loaded[name] = _load(name)
+        return self._loaded[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self._ids
+
+    def __iter__(self):
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+ASSIGNMENTS: Mapping[str, Assignment] = _Registry()
+SEQUENCE_MODELS = ASSIGNMENTS["sequence_models"]
+
+
+def get_assignment(name: str) -> Assignment:
+    try:
+        return ASSIGNMENTS[name]
+    except KeyError:
+        raise UnknownAssignment(name, sorted(ASSIGNMENTS)) from None

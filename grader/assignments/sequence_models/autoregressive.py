@@ -1,0 +1,170 @@
+"""Checks for seq2col and ar_fit."""
+from __future__ import annotations
+
+import numpy as np
+
+import reference
+from grader.checking import strategies
+from grader.checking.base import (
+    CheckFailed,
+    Lazy,
+    NotJudged,
+    call,
+    diagnose,
+    expect_value_error,
+    fail_if,
+    for_all,
+    format_call,
+)
+from grader.checking.compare import compare_arrays, describe, kind_of
+from grader.checking.gate import Probe
+
+SIMPLE = ([1, 2, 3, 4, 5], 2)
+
+
+def _seq2col(student, seq, s):
+    got = call(student, "seq2col", seq, s).value
+    if not (isinstance(got, tuple) or isinstance(got, list)) or len(got) != 2:
+        raise CheckFailed(f"{format_call('seq2col', (seq, s))} should return a pair (X, y); got {describe(got)}", kind="type")
+    return got
+
+
+def check_seq2col_shapes_and_dtype(student):
+    """seq2col returns ndarrays X of shape (n - s, s) and y of shape (n - s,) with the input's dtype.
+
+    Always judged."""
+
+    def prop(case):
+        seq, s = case
+        X, y = _seq2col(student, seq, s)
+        want_X, want_y = reference.seq2col(seq, s)
+        context = Lazy(lambda: f"for {format_call('seq2col', (seq, s))}")
+        for name, got, want in (("X", X, want_X), ("y", y, want_y)):
+            if kind_of(got) != "ndarray":
+                raise CheckFailed(f"{context}, {name} should be a numpy ndarray but is {describe(got)}", kind="type")
+            if got.shape != want.shape:
+                raise CheckFailed(f"{context}, {name} has shape {got.shape}; expected {want.shape}", kind="shape")
+            if got.dtype != want.dtype:
+                raise CheckFailed(f"{context}, {name} has dtype {got.dtype}; expected {want.dtype} (the dtype of np.asarray(seq))",
+                                  kind="dtype")
+
+    for_all(strategies.sequences(), prop, examples=(SIMPLE,))
+
+
+def check_seq2col_windows(student):
+    """Row i of X is seq[i : i + s] (oldest first) and y[i] is seq[i + s], the value after that window.
+
+    Always judged."""
+
+    def prop(case):
+        seq, s = case
+        X, y = _seq2col(student, seq, s)
+        want_X, want_y = reference.seq2col(seq, s)
+        context = Lazy(lambda: f"for {format_call('seq2col', (seq, s))}")
+        arr = np.asarray(seq)
+        mistakes = ((lambda: want_X[:, ::-1], "Each row should be oldest first: X[i] = seq[i : i + s], not reversed."),
+                    (lambda: arr[s - 1:-1], "y[i] is the value right after window i, seq[i + s]: it is shifted by one."),
+                    (lambda: arr[: len(arr) - s], "y[i] is the value after window i (seq[i + s]), not the window's first value."))
+        fail_if(compare_arrays(X, want_X, name="X", rtol=0, atol=0, kind="ndarray", check_dtype=False), context,
+                hint=diagnose(X, mistakes[:1], rtol=0, atol=0))
+        fail_if(compare_arrays(y, want_y, name="y", rtol=0, atol=0, kind="ndarray", check_dtype=False), context,
+                hint=diagnose(y, mistakes[1:], rtol=0, atol=0))
+
+    for_all(strategies.sequences(), prop, examples=(SIMPLE,))
+
+
+def check_seq2col_leaves_input_unchanged(student):
+    """seq2col leaves the array it is given unchanged: a second call on the same array returns what the first did.
+
+    Not judged when seq2col does not return a pair (X, y) (the shapes check charges that)."""
+
+    def prop(case):
+        seq, s = case
+        reply = call(student, "seq2col", seq, s, again=True)
+        context = Lazy(lambda: format_call("seq2col", (seq, s)))
+        first, again = reply.value, reply.again
+        pairs = [v for v in (first, again) if isinstance(v, (tuple, list)) and len(v) == 2]
+        if len(pairs) < 2:
+            raise NotJudged(f"{context} returned {describe(first)}, not a pair (X, y) (see the shapes check)",
+                            kind="not_judged")
+        for name, a, b in (("X", first[0], again[0]), ("y", first[1], again[1])):
+            if compare_arrays(np.asarray(b), np.asarray(a), rtol=0, atol=0, check_dtype=False) is not None:
+                raise CheckFailed(f"{context}: the first call returned {name} = {describe(a)}, but a second call on the "
+                                  f"same array returned {describe(b)}: the first call changed the array it was given")
+
+    for_all(strategies.sequences(forms=("int_array", "float_array")), prop, max_examples=5)
+
+
+def _smaller_filter(s, args):
+    return s - 1 if s > 1 else s + 1
+
+
+PROBE_SEQ2COL = Probe("seq2col", strategies.sequences(), list, reference.seq2col, {0: "seq", 1: "filter_size"},
+                      move={1: _smaller_filter})
+
+
+def check_seq2col_rejects_bad_filter_size(student):
+    """seq2col raises ValueError when filter_size is not in 1 <= filter_size < len(seq).
+
+    Always judged (it pays only for a function that does real work on valid inputs)."""
+    seq = [3, 1, 4, 1]
+    for s in (0, 4, 5, -1):
+        expect_value_error(student, "seq2col", (seq, s), "because filter_size must satisfy 1 <= filter_size < len(seq)")
+
+
+def _design(seq, s):
+    """``([X, 1], y)`` from a correct seq2col: ar_fit is judged on its own, whatever the student's seq2col does."""
+    X, y = reference.seq2col(seq, s)
+    A = np.column_stack([X.astype(np.float64), np.ones(len(X))])  # (n-s, s+1)
+    return A, y.astype(np.float64)
+
+
+def _ar_fit(student, seq, s):
+    w = call(student, "ar_fit", seq, s).value
+    context = Lazy(lambda: f"{format_call('ar_fit', (seq, s))}")
+    if kind_of(w) != "ndarray" or w.shape != (s + 1,) or w.dtype.kind not in "iuf":
+        raise CheckFailed(f"{context} should return a float array of shape ({s + 1},) (s weights, then the bias); got {describe(w)}",
+                          kind="type" if kind_of(w) != "ndarray" else "shape")
+    return w.astype(np.float64), context
+
+
+def check_ar_fit_least_squares(student):
+    """ar_fit's weights minimise the squared error of predicting y from [X, 1] (the normal equations hold).
+
+    Always judged."""
+
+    def prop(case):
+        seq, s = case
+        w, context = _ar_fit(student, seq, s)
+        A, y = _design(seq, s)
+        best = float(np.sum((A @ (np.linalg.pinv(A) @ y) - y) ** 2))
+        got = float(np.sum((A @ w - y) ** 2))
+        if not got <= best + 1e-6 * max(1.0, best):
+            raise CheckFailed(f"{context} returned {describe(w)} with squared error {got:.6g}; "
+                              f"the least-squares fit reaches {best:.6g}")
+
+    for_all(strategies.sequences(), prop, examples=(([0, 1, 1, 2, 3, 5, 8, 13, 21, 34], 3),))
+
+
+def check_ar_fit_minimum_norm(student):
+    """Among all least-squares weights, ar_fit returns the one of smallest norm (as np.linalg.pinv gives).
+
+    Always judged."""
+
+    def prop(case):
+        seq, s = case
+        w, context = _ar_fit(student, seq, s)
+        A, y = _design(seq, s)
+        want = np.linalg.pinv(A) @ y  # the minimum-norm least-squares weights
+        if not np.allclose(w, want, rtol=1e-6, atol=1e-6):
+            raise CheckFailed(
+                f"{context} returned {describe(w)} (norm {np.linalg.norm(w):.6g}); the minimum-norm least-squares "
+                f"weights are {describe(want)} (norm {np.linalg.norm(want):.6g}). Rank of [X, 1]: "
+                f"{np.linalg.matrix_rank(A)} of {A.shape[1]} columns"
+            )
+
+    for_all(strategies.sequences(), prop, examples=(([0, 1, 1, 2, 3, 5, 8, 13, 21, 34], 3),))
+
+
+PROBE_AR_FIT = Probe("ar_fit", strategies.sequences(), list, reference.ar_fit, {0: "seq", 1: "filter_size"},
+                     move={1: _smaller_filter})

@@ -1,1 +1,0 @@
-"""Places where student code can run: the sandbox (default) and in-process (nbgrader hook, lower bound)."""

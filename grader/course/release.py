@@ -1,0 +1,130 @@
+"""Student and solution versions of an assignment, made by nbgrader's own preprocessors in memory.
+
+No gradebook database is created and nothing is written inside ``assignments/``: the source notebook
+is read, run through nbgrader's steps as a pipeline, and written (atomically) to the output folder
+with the assignment's other files (the self-check helper).
+
+Every cell nbgrader checksums carries, in both versions, the checksum of the text students are given:
+``nbgrader validate`` and ``autograde`` compare a notebook's cells with it (a locked cell that differs was
+edited; an answer cell that does not was left unanswered). In the student version every step that
+changes a cell's text comes before ``ComputeChecksums``; the solution version takes the student
+version's checksums, so its filled-in answers count as answers.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+from nbgrader.preprocessors import (
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ClearOutput,
+    ClearSolutions,
+    ComputeChecksums,
+    LockCells,
+)
+
+from grader.errors import OutputNotWritable, UnknownAssignment, UsageError
+from grader.fsutil import ensure_writable_dir, write_atomic
+
+ASSIGNMENTS_ROOT = Path(__file__).resolve().parents[2] / "assignments"
+_MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.MULTILINE)
+
+
+class StripSolutionMarkers:
+    """The solution version keeps the solutions but not nbgrader's ``### BEGIN/END SOLUTION`` lines."""
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            cell.source = _MARKER.sub("", cell.source)
+        return nb, resources
+
+
+STUDENT_STEPS = (CheckCellMetadata, LockCells, ClearSolutions, ClearOutput, ClearHiddenTests, ClearMarkScheme,
+                 ComputeChecksums)
+SOLUTION_STEPS = (CheckCellMetadata, LockCells, ClearOutput, ClearHiddenTests, ClearMarkScheme, StripSolutionMarkers,
+                  ComputeChecksums)
+
+
+def assignment_folders(root: Path = ASSIGNMENTS_ROOT) -> list[str]:
+    """The assignments of the course root, in name order: every folder of ``source/``."""
+    source = root / "source"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
+        if source.is_dir() else []
+
+
+def source_dir(assignment: str, root: Path = ASSIGNMENTS_ROOT) -> Path:
+    folder = root / "source" / assignment
+    if not folder.is_dir():
+        raise UnknownAssignment(assignment, assignment_folders(root))
+    return folder
+
+
+def _grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+
+
+def _checksum(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("checksum", "")
+
+
+def convert(nb, steps):
+    """Apply nbgrader preprocessors in order; each is a small notebook-to-notebook step."""
+    resources = {}
+    for step in steps:
+        nb, resources = step().preprocess(nb, resources)
+    return nb
+
+
+def release(assignment: str, out: str | Path, *, solutions: bool = False, root: Path = ASSIGNMENTS_ROOT) -> Path:
+    """Write the student (or solution) version of ``assignment`` to ``out/assignment/``; return that folder."""
+    src = source_dir(assignment, root)
+    dest = Path(out) / assignment
+    try:
+        ensure_writable_dir(dest)
+    except OSError as exc:
+        raise OutputNotWritable(out, exc.strerror or str(exc)) from None
+    for path in sorted(src.iterdir()):
+        if path.name.startswith(".") or path.name == "__pycache__":
+            continue
+        if path.suffix == ".ipynb":
+            nb = convert(nbformat.read(path, as_version=4), STUDENT_STEPS)
+            if solutions:
+                given = {_grade_id(c): c.metadata.nbgrader["checksum"] for c in nb.cells if _checksum(c)}
+                nb = convert(nbformat.read(path, as_version=4), SOLUTION_STEPS)
+                for cell in nb.cells:
+                    if _checksum(cell) and _grade_id(cell) in given:
+                        cell.metadata.nbgrader["checksum"] = given[_grade_id(cell)]
+            write_atomic(dest / path.name, nbformat.writes(nb) + "\n")
+        elif path.is_file():
+            shutil.copyfile(path, dest / path.name)
+    return dest
+
+
+def _inside(inner: Path, outer: Path) -> bool:
+    inner, outer = inner.resolve(), outer.resolve()
+    return inner == outer or outer in inner.parents
+
+
+def release_all(out: str | Path, solutions_out: str | Path, *, root: Path = ASSIGNMENTS_ROOT) -> list[tuple[Path, Path]]:
+    """The student version of every assignment under ``out`` and its solution version under
+    ``solutions_out``; [(student folder, solution folder)] in course order. The two folders must not
+    contain one another: the student folder is what students are given."""
+    out, solutions_out = Path(out), Path(solutions_out)
+    if _inside(solutions_out, out) or _inside(out, solutions_out):
+        raise UsageError(f"the solutions ({solutions_out}) and the student versions ({out}) need folders apart: "
+                         f"students are given the one, never the other")
+    return [(release(a, out, root=root), release(a, solutions_out, solutions=True, root=root))
+            for a in course_order(root)]
+
+
+def course_order(root: Path = ASSIGNMENTS_ROOT) -> list[str]:
+    """The course's assignments in the registry's order (the order it teaches them), then any other
+    folder of ``source/``."""
+    from grader.assignments.registry import ASSIGNMENTS
+
+    found = assignment_folders(root)
+    return [a for a in ASSIGNMENTS if a in found] + [a for a in found if a not in ASSIGNMENTS]
