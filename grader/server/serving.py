@@ -46,12 +46,12 @@ class _Server:
     """One grader (one zygote, which serves any limits), answering one client at a time."""
 
     def __init__(self, isolation: str):
-        from .collector import imports_uncollected
+        from grader.collector import imports_uncollected
 
         with imports_uncollected():
             import torch
 
-            from .grading import Grader  # and torch, numpy, the checks
+            from grader.grading import Grader  # and torch, numpy, the checks
         torch.set_num_threads(1)  # as a cold `seqgrade grade` and a batch worker: the sandbox gets the other core
         self._grader_class = Grader
         self.identity = code_identity()
