@@ -304,6 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     def error(text: str) -> None:  # one plain line, never wrapped
         print(text.replace("\n", " "), file=sys.stderr)
+    from .collector import skip_unused_imports
+
+    skip_unused_imports()  # before anything imports nbformat or nbgrader (see grader.collector)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
