@@ -21,6 +21,7 @@ Imports only torch; used by :mod:`grader.jail.invoke` in whatever process holds 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 from typing import Callable
 
@@ -30,7 +31,7 @@ OBJECTS: dict[str, object] = {}  # handle -> object constructed on the grader's 
 METHODS = ("__call__", "forward", "double", "float", "eval", "train")  # what the grader may call on an object
 IN_PLACE = ("double", "float", "eval", "train")  # methods that change the module and return it: no value sent back
 _CURRENT_ASK: list = [None]  # the current request's way to ask the grader (stand-in classes outlive requests)
-_CLASSES: dict[str, type] = {}  # stand-in classes by their spec, so objects built earlier keep their class
+_CLASSES: dict = {}  # stand-in classes by their spec and the student's classes, so objects built earlier keep their class
 
 
 def current_ask(name: str, kind: str, args: list, cotangent):
@@ -70,54 +71,150 @@ def made_arguments(args: list, make, stub: Callable) -> list:
     return args
 
 
-def stand_in_class(name: str, spec: dict, stub: Callable) -> type:
-    """A module laid out as ``spec`` says, whose forward the grader answers (one class per spec)."""
-    key = json.dumps([name, spec], sort_keys=True)
+def layout(spec: dict) -> list[str]:
+    """The parameter names a stand-in class's spec lays out, in the order its forward sends them: each Linear's
+    weight and bias, then each child's parameters under its attribute."""
+    names = [f"{attr}.{p}" for attr, _, _ in spec.get("linears", []) for p in ("weight", "bias")]
+    for attr, _, child_spec, _ in spec.get("children", []):
+        names += [f"{attr}.{n}" for n in layout(child_spec)]
+    return names
+
+
+def _bind(names: list[str], args, kwargs, what: str, own=None) -> list:
+    """``args`` and ``kwargs`` as the values of ``names`` in order: by the course's names, else (``own``: the
+    student's method) by the student's own signature, its first ``len(names)`` parameters in order."""
+    bound = dict(zip(names, args))
+    if len(args) <= len(names) and all(k in names and k not in bound for k in kwargs):
+        bound.update(kwargs)
+        if all(n in bound for n in names):
+            return [bound[n] for n in names]
+    values = []
+    if own is not None:
+        try:
+            signature = inspect.signature(own)
+            arguments = signature.bind(None, *args, **kwargs)
+            arguments.apply_defaults()
+            values = [arguments.arguments[p.name] for p in list(signature.parameters.values())[1:]
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(names)]
+        except (TypeError, ValueError):
+            values = []
+    if len(values) < len(names):
+        raise TypeError(f"{what} takes ({', '.join(names)})")
+    return values
+
+
+@contextlib.contextmanager
+def _own_name(cls: type, base: type, name: str):
+    """While the student's ``__init__`` runs, its own class's name means its own class again (so that
+    ``super(RecurrentCell, self).__init__()`` reaches nn.Module, not the student's __init__ a second time)."""
+    space = getattr(base.__init__, "__globals__", None)
+    swapped = isinstance(space, dict) and space.get(name) is cls
+    if swapped:
+        space[name] = base
+    try:
+        yield
+    finally:
+        if swapped:
+            space[name] = cls
+
+
+_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+_CALLING = ("__call__", "_call_impl", "_wrapped_call_impl")  # how nn.Module reaches forward
+
+
+def stand_in_class(name: str, spec: dict, stub: Callable, bases: dict | None = None) -> type:
+    """A module laid out as ``spec`` says whose forward the grader answers (one class per spec and student class).
+
+    Built around the student's own class of that name (``bases[name]``, when it is an nn.Module class): its
+    ``__init__`` runs, so the attributes, helper methods and parameter-free children the student's other
+    classes rely on are there; then the course's layout is imposed (the course's Linear layers under the
+    course's names, each child a stand-in too, every other parameter or buffer of the state_dict dropped),
+    hooks are removed, and ``forward`` is the grader's, called through nn.Module's own ``__call__``. A class
+    whose ``__init__`` raises (not written yet) gets the layout alone."""
+    bases = bases or {}
+    base = bases.get(name)
+    base = base if isinstance(base, type) and issubclass(base, torch.nn.Module) else torch.nn.Module
+    key = (json.dumps([name, spec], sort_keys=True), tuple(sorted((k, id(v)) for k, v in bases.items())))
     if key in _CLASSES:
-        return _CLASSES[key]
+        return _CLASSES[key][0]
     init = [str(p) for p in spec.get("init", [])]
     forward_params = [str(p) for p in spec.get("forward", [])]
     linears = [(str(a), str(i), str(o)) for a, i, o in spec.get("linears", [])]
     children = [(str(a), str(n), s, [str(p) for p in params]) for a, n, s, params in spec.get("children", [])]
+    names = layout(spec)
 
-    def bind(names: list[str], args, kwargs, what: str) -> list:
-        if len(args) > len(names) or any(k not in names for k in kwargs):
-            raise TypeError(f"{what} takes ({', '.join(names)})")
-        bound = dict(zip(names, args), **kwargs)
-        missing = [n for n in names if n not in bound]
-        if missing:
-            raise TypeError(f"{what} missing argument(s) {', '.join(missing)}; it takes ({', '.join(names)})")
-        return [bound[n] for n in names]
+    def __init__(self, *args, **kwargs):
+        sizes = dict(zip(init, _bind(init, args, kwargs, f"{name}()", base.__init__ if base is not torch.nn.Module else None)))
+        try:
+            if base is torch.nn.Module:
+                raise TypeError
+            with _own_name(type(self), base, name):
+                base.__init__(self, *args, **kwargs)
+        except Exception:  # the student's __init__ is not written yet or fails: the course's layout alone
+            torch.nn.Module.__init__(self)
+        _impose(self, sizes)
 
-    class StandIn(torch.nn.Module):
-        def __init__(self, *args, **kwargs):
-            super().__init__()
-            sizes = dict(zip(init, bind(init, args, kwargs, f"{name}()")))
-            for attr, fan_in, fan_out in linears:
-                setattr(self, attr, torch.nn.Linear(int(sizes[fan_in]), int(sizes[fan_out])))
-            for attr, child, child_spec, params in children:
-                setattr(self, attr, stand_in_class(child, child_spec, stub)(*[sizes[p] for p in params]))
+    def _impose(self, sizes: dict) -> None:
+        module_set = torch.nn.Module.__setattr__
+        for attr, fan_in, fan_out in linears:
+            have = self._modules.get(attr)
+            if not (type(have) is torch.nn.Linear and have.bias is not None and
+                    tuple(have.weight.shape) == (int(sizes[fan_out]), int(sizes[fan_in]))):
+                module_set(self, attr, torch.nn.Linear(int(sizes[fan_in]), int(sizes[fan_out])))
+        for attr, child, child_spec, params in children:
+            kind = stand_in_class(child, child_spec, stub, bases)
+            have, want = self._modules.get(attr), [int(sizes[p]) for p in params]
+            if not (type(have) is kind and getattr(have, "_stand_in_sizes", None) == want):
+                module_set(self, attr, kind(*want))
+        for key in list(torch.nn.Module.state_dict(self)):
+            if key not in names:  # not the course's layout: the part that holds it goes
+                top = key.split(".", 1)[0]
+                for table in (self._parameters, self._buffers, self._modules):
+                    table.pop(top, None)
+        for hooks in _HOOKS:
+            if isinstance(getattr(self, hooks, None), dict):
+                getattr(self, hooks).clear()
+        self.__dict__["_stand_in_sizes"] = [int(sizes[p]) for p in init]
 
-        def forward(self, *args, **kwargs):
-            inputs = bind(forward_params, args, kwargs, f"{name}.forward()")
-            weights = [p for _, p in self.named_parameters()]
-            names = forward_params + [f"p{i}" for i in range(len(weights))]
-            return stub(f"{name}.forward", names)(*inputs, *weights)
+    def forward(self, *args, **kwargs):
+        inputs = _bind(forward_params, args, kwargs, f"{name}.forward()", getattr(base, "forward", None))
+        weights = [torch.nn.Module.get_parameter(self, n) for n in names]
+        params = forward_params + [f"p{i}" for i in range(len(weights))]
+        return stub(f"{name}.forward", params)(*inputs, *weights)
 
-    StandIn.__name__ = StandIn.__qualname__ = name
-    _CLASSES[key] = StandIn
-    return StandIn
+    body = {"__init__": __init__, "forward": forward, "__module__": __name__, "__qualname__": name,
+            **{attr: getattr(torch.nn.Module, attr) for attr in _CALLING if hasattr(torch.nn.Module, attr)}}
+    try:
+        made = type(name, (base,), body)
+    except Exception:  # a student class that cannot be subclassed: the layout alone
+        made = type(name, (torch.nn.Module,), body)
+    _CLASSES[key] = (made, dict(bases))  # the student's classes are kept alive with it (the key holds their ids)
+    return made
+
+
+def _named_classes(specs: dict) -> dict:
+    """Every stand-in class a request names, with the classes their specs build as children."""
+    found = {}
+    for name, spec in specs.items():
+        if isinstance(spec, dict):
+            found[str(name)] = spec
+            found.update({k: v for k, v in _named_classes({str(c[1]): c[2] for c in spec.get("children", [])
+                                                          if isinstance(c, list) and len(c) == 4}).items()
+                          if k not in found})
+    return found
 
 
 @contextlib.contextmanager
 def stand_in_classes(ns: dict, specs, stub: Callable):
-    """Bind each named class to its stand-in in the student's namespace for the length of a request."""
+    """Bind each named class (and each class its spec builds as a child) to its stand-in in the student's
+    namespace for the length of a request; the stand-ins are built around the student's classes found there."""
+    named = _named_classes(specs) if isinstance(specs, dict) else {}
+    bases = {name: ns.get(name) for name in named}
     undo = []
     try:
-        for name, spec in (specs.items() if isinstance(specs, dict) else []):
-            if isinstance(spec, dict):
-                undo.append((name, ns.get(name, _MISSING)))
-                ns[name] = stand_in_class(str(name), spec, stub)
+        for name, spec in named.items():
+            undo.append((name, ns.get(name, _MISSING)))
+            ns[name] = stand_in_class(name, spec, stub, bases)
         yield
     finally:
         for name, value in reversed(undo):

@@ -1,0 +1,10 @@
+"""Every class keeps its sizes as attributes and reads them from its parts: the cell applies a registered
+nn.ReLU child, the layer sizes its result with self.cell.hidden_dim, the model starts each layer from the
+layer's own helper method (x.new_zeros(B, self.hidden_dim)). Issue 36: the grader's stand-in classes had
+none of these, so RNNLayer scored 0/7 and RNNLanguageModel 0/9 with AttributeError."""
+
+REPLACE = {
+    'RecurrentCell': 'class RecurrentCell(nn.Module):\n    def __init__(self, input_dim, hidden_dim):\n        super().__init__()\n        self.input_dim, self.hidden_dim = input_dim, hidden_dim\n        self.input_to_hidden = nn.Linear(input_dim, hidden_dim)\n        self.hidden_to_hidden = nn.Linear(hidden_dim, hidden_dim)\n        self.activation = nn.ReLU()\n\n    def forward(self, x, h_prev):\n        return self.activation(self.input_to_hidden(x) + self.hidden_to_hidden(h_prev))',
+    'RNNLayer': 'class RNNLayer(nn.Module):\n    def __init__(self, input_dim, hidden_dim):\n        super().__init__()\n        self.hidden_dim = hidden_dim\n        self.cell = RecurrentCell(input_dim, hidden_dim)\n\n    def initial_state(self, x_seq):\n        return x_seq.new_zeros(x_seq.shape[0], self.hidden_dim)\n\n    def forward(self, x_seq, h):\n        B, T, _ = x_seq.shape\n        states = x_seq.new_zeros(B, T, self.cell.hidden_dim)\n        for t in range(T):\n            h = self.cell(x_seq[:, t, :], h)\n            states = states.index_copy(1, torch.tensor([t]), h[:, None, :])\n        return states',
+    'RNNLanguageModel': 'class RNNLanguageModel(nn.Module):\n    def __init__(self, vocab_size, embed_dim, hidden_dim, num_layers):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab_size, embed_dim)\n        self.layers = nn.ModuleList(\n            [RNNLayer(embed_dim if i == 0 else hidden_dim, hidden_dim) for i in range(num_layers)])\n        self.classification_head = nn.Linear(hidden_dim, vocab_size)\n\n    def forward(self, tokens):\n        x = self.embedding(tokens)\n        for layer in self.layers:\n            x = layer(x, layer.initial_state(x))\n        return self.classification_head(x)',
+}
