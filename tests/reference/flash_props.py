@@ -1,4 +1,8 @@
-"""Properties of fused attention, written once and run against any implementation (also broken ones)."""
+"""Properties of fused attention, written once and run against any implementation (also broken ones).
+
+Every tensor a helper makes (a cotangent, a mask, an empty partial) is made on the inputs' device: the
+same helpers run on CPU tensors, in Triton's interpreter and on a GPU. test_flash checks this on a CPU by
+running them with 'meta' as the default device."""
 import math
 
 import torch
@@ -36,7 +40,8 @@ def assert_flash_rule(attn, q, k, v, causal, grads=True):
     assert max_err(out, ref) <= 2 * max_err(low, ref) + floor, ("output", max_err(out, ref), max_err(low, ref))
     assert max_err(lse, ref_lse) <= 2 * max_err(low_lse, ref_lse) + 1e-5, ("lse", max_err(lse, ref_lse))
     if grads:
-        cot = torch.randn(ref.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+        g = torch.Generator(device=q.device).manual_seed(0)  # on the inputs' device, like every tensor made here
+        cot = torch.randn(ref.shape, dtype=torch.float64, generator=g, device=q.device)
         g = torch.autograd.grad(out, leaves, cot.to(out.dtype))
         g_ref = torch.autograd.grad(ref, ref_leaves, cot)
         g_low = torch.autograd.grad(low, low_leaves, cot.to(low.dtype))
@@ -61,7 +66,7 @@ def gradient_floors(q, k, v, cot, causal) -> dict:
     scale = 1 / math.sqrt(d)
     s = (q.double() @ k.double().transpose(-2, -1)) * scale
     if causal:
-        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(1), float("-inf"))
     col = torch.softmax(s, -1).sum(-2).max().item()  # the largest column sum of P
     dO, vmax = cot.abs().max().item(), v.double().abs().max().item()
     smax = s[torch.isfinite(s)].abs().max().item() if torch.isfinite(s).any() else 0.0
@@ -84,6 +89,7 @@ def assert_causal(attn, q, k, v, j):
 
 def assert_permutation_equivariant(attn, q, k, v, perm_q, perm_k):
     """Permuting queries permutes outputs; permuting keys with their values changes nothing."""
+    perm_q, perm_k = (torch.as_tensor(p, device=q.device) for p in (perm_q, perm_k))
     out, _ = attn(q, k, v, False)
     out_q, _ = attn(q[:, :, perm_q], k, v, False)
     out_k, _ = attn(q, k[:, :, perm_k], v[:, :, perm_k], False)
@@ -101,7 +107,7 @@ def assert_merge_laws(merge, scores, v, cuts):
     full_lse, full_out = partial_attention(scores, v)
     edges = [0, *sorted(set(cuts)), scores.shape[-1]]
     parts = [partial_attention(scores[..., a:b], v[..., a:b, :]) for a, b in zip(edges, edges[1:]) if b > a]
-    identity = empty_partial(full_lse.shape, v.shape[-1], dtype=v.dtype)
+    identity = empty_partial(full_lse.shape, v.shape[-1], dtype=v.dtype, device=v.device)
 
     def close(x, y):
         return torch.allclose(x[0], y[0], rtol=1e-9, atol=1e-9) and torch.allclose(x[1], y[1], rtol=1e-9, atol=1e-9)

@@ -90,7 +90,7 @@ def test_tiled_path_is_permutation_equivariant(seed, N):
 def test_causality_property_catches_a_mask_off_by_one():
     def leaky(q, k, v, causal):  # lets each query see one key into the future
         s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
-        future = torch.ones(s.shape[-2:], dtype=torch.bool).triu(2)
+        future = torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(2)
         return torch.softmax(s.masked_fill(future, float("-inf")), -1) @ v, None
     q, k, v = qkv(0, 1, 1, 8, 8, 16, torch.float32)
     with pytest.raises(AssertionError, match="before position"):
@@ -106,12 +106,55 @@ def test_flash_rule_catches_a_wrong_scale():
 
 
 
+# --- the helpers make every tensor on the inputs' device ----------------------------------------------
+# On a GPU, a cotangent or mask made without the inputs' device lands on the CPU and autograd stops with
+# "invalid gradient at index 0 - expected device cuda:0 but got cpu". A CPU has no second device, but with
+# 'meta' as the default device the same mistake puts the tensor on 'meta', and the first operation mixing it
+# with the CPU inputs raises the same way.
+
+@pytest.mark.parametrize("backend", ["tiled", "triton"])
+def test_property_helpers_make_every_tensor_on_the_inputs_device(backend):
+    if backend == "triton" and dispatch.triton_unavailable():
+        pytest.skip(str(dispatch.triton_unavailable()))
+    if backend == "triton" and CUDA:
+        pytest.skip("the kernels are compiled here, not interpreted: the cuda tests run the helpers on cuda tensors")
+    q, k, v = qkv(5, 1, 2, 40, 40, 16, torch.float32)
+    g = torch.Generator().manual_seed(5)
+    perm_q, perm_k = torch.randperm(40, generator=g), torch.randperm(40, generator=g)
+    scores = torch.randn(3, 2, 9, generator=g, dtype=torch.float64)
+    values = torch.randn(3, 9, 4, generator=g, dtype=torch.float64)
+    with torch.device("meta"):
+        for causal in (False, True):
+            P.assert_flash_rule(attn(backend), q, k, v, causal)
+            P.gradient_floors(q, k, v, torch.ones_like(q), causal)
+        P.assert_causal(attn(backend), q, k, v, 17)
+        P.assert_permutation_equivariant(attn(backend), q, k, v, perm_q, perm_k)
+        P.assert_merge_laws(merge_partials, scores, values, [2, 5])
+
+
+def test_the_meta_default_device_catches_a_tensor_made_without_the_inputs_device():
+    """What the helpers did before issue 39 (the cotangent made on the default device) fails under the guard
+    above with the error the GPU run gave, so the guard can fail."""
+    q, k, v = (t.requires_grad_() for t in qkv(5, 1, 1, 8, 8, 16, torch.float32))
+    out = flash_attention(q, k, v, backend="tiled")
+    with torch.device("meta"), pytest.raises(RuntimeError, match="expected device cpu but got meta"):
+        torch.autograd.grad(out, (q, k, v), torch.randn(out.shape, generator=torch.Generator().manual_seed(0)))
+
+
 # --- the Triton kernels (interpreter on CPU: N <= 256 keeps it quick) ----------------------------------
 
 NEEDS_TRITON = pytest.mark.skipif(dispatch.triton_unavailable() is not None, reason=str(dispatch.triton_unavailable()))
+
+
+def kernel_test(test):
+    """A test of the Triton kernels: skipped without triton. On a GPU the kernels run compiled there and the
+    test carries the cuda mark (`pytest -m cuda` runs it); on a CPU they run in the interpreter, unmarked."""
+    test = NEEDS_TRITON(test)
+    return pytest.mark.cuda(test) if CUDA else test
+
 INTERPRETER = settings(max_examples=15)  # each example runs the kernels in Triton's (slow) interpreter
 
-@NEEDS_TRITON
+@kernel_test
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(1, 160), d=st.sampled_from([16, 24, 64]),
        dtype=st.sampled_from([torch.float32, torch.float16]), causal=st.booleans())
@@ -120,7 +163,7 @@ def test_triton_kernels_meet_the_flash_rule(seed, N, d, dtype, causal):
     P.assert_flash_rule(attn("triton"), q, k, v, causal)
 
 
-@NEEDS_TRITON
+@kernel_test
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N_q=st.integers(1, 100), N_k=st.integers(1, 100))
 def test_triton_kernels_handle_different_query_and_key_lengths(seed, N_q, N_k):
@@ -128,7 +171,7 @@ def test_triton_kernels_handle_different_query_and_key_lengths(seed, N_q, N_k):
     P.assert_flash_rule(attn("triton"), q, k, v, False)
 
 
-@NEEDS_TRITON
+@kernel_test
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(2, 200), data=st.data())
 def test_triton_kernels_are_causal(seed, N, data):
@@ -136,7 +179,7 @@ def test_triton_kernels_are_causal(seed, N, data):
     P.assert_causal(attn("triton"), q, k, v, data.draw(st.integers(1, N - 1)))
 
 
-@NEEDS_TRITON
+@kernel_test
 @INTERPRETER
 @given(seed=st.integers(0, 2**16), N=st.integers(1, 120))
 def test_triton_kernels_are_permutation_equivariant(seed, N):
@@ -145,7 +188,7 @@ def test_triton_kernels_are_permutation_equivariant(seed, N):
     P.assert_permutation_equivariant(attn("triton"), q, k, v, torch.randperm(N, generator=g), torch.randperm(N, generator=g))
 
 
-@NEEDS_TRITON
+@kernel_test
 def test_triton_kernels_accept_non_contiguous_inputs():
     q, k, v = qkv(3, 1, 2, 50, 50, 32, torch.float32, DEVICE)
     qt = q.transpose(1, 2).contiguous().transpose(1, 2)  # same values, other strides
@@ -211,7 +254,7 @@ def test_tiled_path_is_exact_for_any_tile_sizes(seed, N_q, N_k, bq, bk, causal):
 
 def test_permutation_property_catches_position_dependent_attention():
     def positional(q, k, v, causal):  # adds a bias that depends on each key's position
-        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + torch.arange(k.shape[-2], dtype=q.dtype) * 0.1
+        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + torch.arange(k.shape[-2], dtype=q.dtype, device=q.device) * 0.1
         return torch.softmax(s, -1) @ v, None
     q, k, v = qkv(2, 1, 1, 6, 6, 16, torch.float64)
     with pytest.raises(AssertionError, match="permuting keys"):
