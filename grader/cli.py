@@ -43,6 +43,15 @@ def _limits(args) -> Limits:
         raise UsageError(str(exc)) from None
 
 
+def _say_what_is_not_hidden(limits: Limits) -> None:
+    """One plain line when the isolation level asked for cannot hide this machine's files from student code."""
+    from grader.sandbox.jails import what_it_cannot_hide
+
+    said = what_it_cannot_hide(limits.isolation)
+    if said:
+        print(f"seqgrade: {said}", file=sys.stderr)
+
+
 def _check_assignment(name: str | None) -> None:
     """An unknown assignment id is a usage error, found without importing the checks (and torch)."""
     from .assignments import assignment_ids
@@ -96,6 +105,7 @@ def cmd_grade(args, console: Console | None) -> int:
             result = NotebookResult.from_dict(remote.result)
     if result is None:
         result = _grade_here(args, limits, path)
+    _say_what_is_not_hidden(limits)  # once graded: a sandbox that refused already said why, in one line
     return _show(args, console, result)
 
 
@@ -220,6 +230,7 @@ def cmd_batch(args, console: Console) -> int:
     from grader.batch.summary import print_batch_summary
 
     get_assignment(args.assignment)
+    _say_what_is_not_hidden(limits)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
                          workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
                          gradescope=args.gradescope, limits=limits, lms=args.lms or "", late_policy=args.late_policy,

@@ -54,7 +54,7 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     """In S, the student's process: finish the jail, drop privileges, then serve."""
     os.setpgid(0, 0)  # the jail's own process group (M sets it too): killing it, or a student's killpg(0), spares M
     if limits.isolation == "namespaces":
-        filesystem.mount_private_proc()
+        filesystem.enter_root(filesystem.STAGE)  # a private /proc, then the fresh root: the old one is gone
     isolation.set_rlimits(limits, cpu_s=limits.cpu_s, uid=os.getuid() if spec.get("uid") is None else spec["uid"])
     isolation.drop_privileges(spec.get("uid"), spec.get("gid"))
     os.chdir(scratch)
@@ -89,8 +89,9 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
             ended = status
 
 
-def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
-    """In M: build the jail's namespaces and filesystem, fork S, hand its pidfd to the grader, wait."""
+def _monitor(spec: dict, data: socket.socket, ctl: socket.socket, root: filesystem.Root) -> None:
+    """In M: build the jail's namespaces and its root (``root``: what it holds), fork S, hand its pidfd to
+    the grader, wait."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()
     isolation.set_parent_death_signal(signal.SIGKILL)
@@ -107,7 +108,7 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
         if not real_root:
             isolation.map_current_user(uid, gid)
         owner = (spec["uid"], spec["gid"]) if real_root else (0, 0)
-        filesystem.build_filesystem(spec["hide"], spec["keep"], limits.scratch_mb, owner)
+        filesystem.build_root(root, spec["hide"], limits.scratch_mb, owner)
         scratch = filesystem.SCRATCH
     else:
         scratch = tempfile.mkdtemp(prefix="seqgrade-scratch-")
@@ -148,6 +149,7 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket) -> None:
 def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     _warm_up()
+    root = filesystem.plan_root()  # after the preload: every library numpy and torch loaded is mapped now
     isolation.become_subreaper()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     control.sendall(b'{"ready": true}\n')
@@ -164,7 +166,7 @@ def main(control_fd: int) -> None:
         if pid == 0:
             control.close()
             try:
-                _monitor(spec, data, ctl)
+                _monitor(spec, data, ctl, root)
             except BaseException:
                 try:
                     ctl.sendall(json.dumps({"setup_error": traceback.format_exc()[-2000:]}).encode())

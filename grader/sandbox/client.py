@@ -34,7 +34,7 @@ from grader.jail import framing
 from grader.jail.limits import Limits
 
 from . import procfs
-from .jails import ALWAYS_HIDDEN, PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
+from .jails import PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
 from .replies import to_reply
 from .warmup import CallClock
 

@@ -1,5 +1,6 @@
-"""Where jails come from: the zygote that forks them, what they hide and keep, and whether this machine
-can isolate at the level asked for. The grader's side; grader.jail.zygote is the zygote's own."""
+"""Where jails come from: the zygote that forks them, and whether this machine can isolate at the level
+asked for (and what a weaker level cannot hide). The grader's side; grader.jail.zygote is the zygote's own,
+and grader.jail.filesystem decides what a jail's root holds."""
 from __future__ import annotations
 
 import json
@@ -18,11 +19,22 @@ from . import procfs
 from .launch import launch_zygote
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
-ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv", "/var/lib", "/var/spool", "/var/mail"]
+# No list of places to hide: at the namespaces level the jail's root is built from what its interpreter
+# uses (grader.jail.filesystem.plan_root), so the project, home folders, /run, /srv, a second copy of the
+# course in /opt are simply not in it. At the rlimits level nothing can be hidden (NOT_HIDDEN says so).
+NOT_HIDDEN = {"rlimits": "--isolation rlimits hides no file: student code can read whatever its user can read "
+                         "on this machine (a sandbox uid 60000+ as root, your own user otherwise), such as a copy "
+                         "of the course's reference or other submissions, and it can use the network"}
+
+
+def what_it_cannot_hide(level: str) -> str | None:
+    """What student code can see at isolation ``level`` that the namespaces level hides (None: nothing)."""
+    return NOT_HIDDEN.get(level)
 
 
 def _keep_paths() -> list[str]:
-    """Python's own files must stay readable in the jail, wherever they live (a venv in the project)."""
+    """Python's own files, which the sandbox uid must be able to read at the rlimits level (a venv in the
+    project)."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     paths.update(p for p in sys.path if p and os.path.isdir(p) and not (p + "/").startswith(PROJECT_ROOT + "/")
                  and not PROJECT_ROOT.startswith(p.rstrip("/") + "/"))
@@ -64,13 +76,13 @@ class Zygote:
     def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None):
         self.slot, self.rootless = slot, rootless
         self.set_hidden(hide)
-        self.keep = _keep_paths()
         self.proc, self.control = launched or launch_zygote()
         self._ready = False
 
     def set_hidden(self, hide: Sequence[str]) -> None:
-        """Folders the student must not see (submissions, outputs), besides the project and home folders."""
-        self.hide = sorted({PROJECT_ROOT, *ALWAYS_HIDDEN, *(os.path.realpath(h) for h in hide)})
+        """Folders the student must not see (submissions, outputs). The jail's root has no place for them
+        anyway; they are covered only where they lie inside a folder it binds (a virtual environment)."""
+        self.hide = sorted({os.path.realpath(h) for h in hide})
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         if self._ready:
@@ -90,7 +102,7 @@ class Zygote:
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         uid = SANDBOX_UID + self.slot
-        spec = {"limits": asdict(limits), "hide": self.hide, "keep": self.keep, "uid": uid, "gid": uid,
+        spec = {"limits": asdict(limits), "hide": self.hide, "uid": uid, "gid": uid,
                 "rootless": self.rootless}
         self.control.settimeout(30)
         socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])

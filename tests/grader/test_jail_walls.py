@@ -3,10 +3,15 @@
 One zygote serves the whole module (as in a batch). Limits are short so hangs cost seconds.
 """
 import os
+import secrets
+import shutil
 import socket
 import threading
 from pathlib import Path
 
+import pytest
+
+from grader.jail.limits import Limits
 from grader.sandbox.client import PROJECT_ROOT, Session, Zygote
 
 from .jail_session import LIMITS, SLOT, run, score, zygote  # noqa: F401 (zygote: a fixture)
@@ -158,3 +163,133 @@ except OSError:
             session.close()
 
 
+
+
+# A notebook that looks for a copy of the course anywhere on the machine: first at the places it was put,
+# then by walking the whole tree (as the notebook of issue 35 did, which ran any reference it found).
+FIND_THE_COURSE = """
+import os
+TRIED = []
+for path in {paths!r}:
+    try:
+        TRIED.append(open(path).read()[:20])
+    except OSError as exc:
+        TRIED.append(type(exc).__name__)
+FOUND = []
+for folder, dirs, files in os.walk('/'):
+    if folder == '/proc':
+        dirs[:] = []
+    FOUND += [os.path.join(folder, n) for n in dirs + files if {token!r} in n]
+"""
+WALK_LIMITS = Limits(call_timeout_s=3, cell_cpu_s=30, cell_timeout_s=60, submission_timeout_s=120)
+PLACES = ("/opt", "/var/tmp", "/usr/local/src", "/srv")
+
+
+@pytest.fixture
+def course_copies(released):
+    """World-readable copies of reference/ and of the solution notebook in four places outside the checkout."""
+    token = f"seqgrade-course-copy-{os.getpid()}-{secrets.token_hex(4)}"
+    made, paths = [], []
+    try:
+        for place in PLACES:
+            if not os.path.isdir(place):
+                os.makedirs(place, mode=0o755)
+                made.append(place)
+            copy = Path(place, token)
+            made.append(str(copy))
+            shutil.copytree(Path(PROJECT_ROOT, "reference"), copy / "reference",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copy(released[1], copy / "solution.ipynb")
+            for p in [copy, *copy.rglob("*")]:
+                p.chmod(0o755 if p.is_dir() else 0o644)
+            paths += [str(copy / "reference" / "autoregressive.py"), str(copy / "solution.ipynb")]
+        yield token, paths
+    finally:
+        for path in reversed(made):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="copies the course into /opt, /var/tmp, /usr/local/src and /srv")
+def test_a_copy_of_the_course_elsewhere_on_the_machine_is_invisible(zygote, course_copies):
+    token, paths = course_copies
+    probe = FIND_THE_COURSE.format(paths=paths, token=token)
+    with Zygote(slot=SLOT + 2, rootless=True) as rootless:
+        for z in (zygote, rootless):
+            session = Session(z, [(0, probe)], WALK_LIMITS).open()
+            try:
+                assert session.reports()[0]["status"] == "ok", session.reports()
+                assert session.get("TRIED") == ["FileNotFoundError"] * len(paths)
+                assert session.get("FOUND") == []
+            finally:
+                session.close()
+
+
+def test_the_jail_holds_python_and_nothing_else(zygote):
+    """numpy, torch and modules nobody loaded yet (they are read from disk, some dlopen a library) work;
+    of the checkout only the virtual environment and the jail's own package are there; the machine's
+    configuration, home folders and other places are not."""
+    works = """
+import sys
+FRESH = [m for m in ('decimal', 'fractions', 'statistics', 'sqlite3', 'sympy') if m not in sys.modules]
+import decimal, fractions, statistics, sqlite3
+import numpy as np, torch, torch.nn.functional as F
+import selfcheck
+selfcheck.check_everything(globals())
+WORKS = [str(decimal.Decimal(1) / 8), str(fractions.Fraction(3, 6)), statistics.median([3, 1, 2]),
+         sqlite3.connect(':memory:').execute('select 2 + 3').fetchone()[0], round(float(np.linalg.det(np.eye(3) * 2)), 6),
+         (torch.ones(2, 3) @ torch.ones(3, 4)).tolist(), F.softmax(torch.zeros(2), dim=-1).tolist(),
+         list(torch.broadcast_shapes((2, 1), (1, 3)))]
+"""
+    sees = f"""
+import os
+project = {PROJECT_ROOT!r}
+def listing(folder):
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+SEEN = {{'project': listing(project), 'grader': listing(os.path.join(project, 'grader'))}}
+HIDDEN = [p for p in [os.path.join(project, p) for p in ('reference', 'tests', 'assignments', 'grader/checking',
+                                                           'grader/sandbox', 'grader/assignments')]
+          + ['/etc/passwd', '/etc/shadow', '/etc/hostname', '/etc/hosts', '/home', '/opt', '/srv', '/var', '/mnt',
+             '/media', '/run', '/boot', '/root/.bashrc', '/usr/local/src']
+          if os.path.lexists(p)]
+try:
+    import grader.checking
+    HIDDEN.append('imported grader.checking')
+except ImportError:
+    pass
+"""
+    session = Session(zygote, [(0, works), (1, sees)], WALK_LIMITS, modules=["selfcheck"]).open()
+    try:
+        assert [r["status"] for r in session.reports()] == ["ok", "ok"], session.reports()
+        assert session.get("FRESH") == ["decimal", "fractions", "statistics", "sqlite3", "sympy"]
+        assert session.get("WORKS") == ["0.125", "1/2", 2, 5, 8.0, [[3.0] * 4] * 2, [0.5, 0.5], [2, 3]]
+        assert session.get("HIDDEN") == []
+        seen = session.get("SEEN")
+        assert set(seen["project"]) <= {".venv", "grader"} and set(seen["grader"]) <= {"__init__.py", "jail"}, seen
+    finally:
+        session.close()
+
+
+def test_the_rlimits_level_says_what_it_cannot_hide(released, monkeypatch, capsys):
+    """`seqgrade grade` and `seqgrade batch` say in one plain line that --isolation rlimits hides no file."""
+    from grader import cli
+    from grader.batch import run as batch_run
+    from grader.errors import SeqgradeError
+    from grader.results import NotebookResult
+
+    monkeypatch.setattr(cli, "_grade_here", lambda args, limits, path: NotebookResult("sequence_models", str(path), "graded"))
+    for isolation, said in (("namespaces", False), ("rlimits", True)):
+        assert cli.main(["grade", str(released[1]), "--no-server", "--json", "--isolation", isolation]) == 0
+        err = capsys.readouterr().err
+        assert ("hides no file" in err and "can use the network" in err) == said, err
+        assert len(err.strip().splitlines()) == said
+
+    def refuse(*args, **kwargs):
+        raise SeqgradeError("stopped before grading")
+
+    monkeypatch.setattr(batch_run, "run_batch", refuse)
+    assert cli.main(["batch", str(released[1].parent), "--assignment", "sequence_models", "--out",
+                     str(released[1].parent.parent / "out"), "--isolation", "rlimits"]) == 1
+    assert "hides no file" in capsys.readouterr().err
