@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import linecache
 import sys
 import traceback
 import types
@@ -103,8 +104,11 @@ def describe_exception(exc: BaseException, limit: int = 2000) -> dict:
 def run_cell(index: int, source: str, ns: dict) -> dict:
     """Execute one cell; return {"index", "status": "ok"|"error", "message"}."""
     sink = CappedText()
+    name = f"<cell {index}>"
+    # As IPython does: the cell's text is where inspect.getsource finds it (triton.jit reads a kernel's source)
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     try:
-        code = compile(source, f"<cell {index}>", "exec")
+        code = compile(source, name, "exec")
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             exec(code, ns)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt: the student's cell ends, grading goes on

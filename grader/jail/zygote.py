@@ -60,7 +60,11 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     os.chdir(scratch)
     os.environ.clear()
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "MPLCONFIGDIR": scratch, "MPLBACKEND": "Agg",
-                       "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+                       "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                       # A Triton kernel a student writes runs in Triton's interpreter, on the CPU tensors the
+                       # grader sends, on every machine (so a verdict never depends on the grading machine's
+                       # GPU); triton reads this when a kernel is decorated. Its cache goes to the scratch.
+                       "TRITON_INTERPRET": "1", "TRITON_CACHE_DIR": os.path.join(scratch, ".triton")})
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
