@@ -36,7 +36,7 @@ from grader.jail.limits import Limits
 from . import procfs
 from .jails import PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
 from .replies import to_reply
-from .warmup import CallClock
+from .warmup import CallClock, callable_key
 
 MAX_RESTARTS = 20
 MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
@@ -58,7 +58,7 @@ class Session(ObjectCalls):
         self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
         self._defines: dict[str, bool] = {}
         self._broken: dict[str, BaseException] = {}  # functions that hung or ended the process: not called again
-        self._warmed: set[str] = set()  # functions whose first call has been made (one-time work allowed then)
+        self._warmed: set[str] = set()  # callables whose first call has been made (one-time work allowed then)
         self._spare: tuple[socket.socket, socket.socket] | None = None  # a jail built ahead, for the next restart
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -311,8 +311,9 @@ class Session(ObjectCalls):
         try:
             if self.sock is None:
                 self._start()
-            first = name not in self._warmed
-            self._warmed.add(name)
+            warm_key = callable_key(name, op, handle, method)  # each function, construction and method
+            first = warm_key not in self._warmed
+            self._warmed.add(warm_key)
             clock = CallClock(self._budget(name, measure_memory or None),
                               self.limits.warmup_cpu_s if first else 0.0).arm(self.pgid)
             log, peak, reply = self._call_once(name, request, args, cotangent, handlers, measure_memory, clock)

@@ -6,7 +6,9 @@ first time a function's call runs over its CPU budget *while the jail has been r
 ``READ_BYTES`` since the call began: an import, or data loaded lazily), the budget stretches once to
 ``Limits.warmup_cpu_s``; if the call then returns, it is made again, warm, under the ordinary budget,
 and the second call is the one judged. Code that only computes reads nothing, so a loop that never ends
-still costs one ordinary budget; a function gets this allowance once per notebook process.
+still costs one ordinary budget. The allowance belongs to each callable once per notebook process
+(:func:`callable_key`): a function, a class's construction, and each method of the class's objects, so the
+one-time work a ``forward`` does on its first call is allowed even though the class was constructed first.
 
 What the jail read is taken from ``/proc/PID/io`` (``rchar``) by the grader, outside the jail.
 """
@@ -32,6 +34,17 @@ def tree_read_bytes(root: int) -> int:
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def callable_key(name: str, op: str = "call", handle: str | None = None, method: str | None = None) -> str:
+    """What a first-call allowance belongs to: function ``name``, the construction of class ``name``
+    (``name()``), or one method of its objects (``name.forward``; the same for every object of the class,
+    which shares its code and so its one-time work)."""
+    if op == "construct":
+        return f"{name}()"
+    if handle is None:
+        return name
+    return f"{name}.{method or '__call__'}" if op == "call" else f"{name}.{op}"
 
 
 @dataclass
