@@ -40,7 +40,7 @@ from grader.assignments.registry import get_assignment  # noqa: E402
 from grader.batch.facts import student_code  # noqa: E402
 from grader.batch.similarity import Settings, analyse, code_path, release_code, write_similarity  # noqa: E402
 from grader.course.release import release  # noqa: E402
-from grader.course.samples import SAMPLES  # noqa: E402
+from grader.course.samples import sample_cells  # noqa: E402
 from grader.fsutil import write_atomic  # noqa: E402
 
 ASSIGNMENTS = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
@@ -119,7 +119,7 @@ def sources(assignment: str, workdir: Path) -> tuple[dict, dict[str, dict[str, s
     found = {"solution": own}
     for e in entries(assignment, "alternative"):
         found[f"alternative {e.name}"] = {k: v for k, v in e.data["REPLACE"].items() if k in own}
-    found["samples' wrong cells"] = {k: v.strip("\n") for k, v in SAMPLES[assignment][0].items() if k in own}
+    found["samples' wrong cells"] = {k: v.strip("\n") for k, v in sample_cells(assignment).wrong.items() if k in own}
     return solution, found
 
 

@@ -25,6 +25,7 @@ from grader.checking.base import FAILURE_KINDS, run_check
 from grader.checking.calls import StudentAborted, StudentCode
 from grader.checking.compare import PRECISION
 from grader.checking.gate import Observation
+from grader.checking.reproduce import naming
 
 from .checking import mechanical, standins
 from .results import MANUAL_CHECK, CheckResult, ExerciseResult
@@ -75,7 +76,14 @@ def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None
 def judge_exercise(exercise: Exercise, student: StudentCode,
                    explain_missing: Callable[[str], str] = lambda name: "", others: Sequence[str] = ()) -> ExerciseResult:
     """Run the exercise's checks against ``student``; ``explain_missing(name)`` says why a name is undefined;
-    ``others``: the assignment's graded functions, each served by the grader while this one is graded."""
+    ``others``: the assignment's graded functions, each served by the grader while this one is graded.
+    Messages name each call's parameters as the declarations' references do."""
+    with naming(exercise.assignment.argument_names if exercise.assignment is not None else {}):
+        return _judge_exercise(exercise, student, explain_missing, others)
+
+
+def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: Callable[[str], str],
+                    others: Sequence[str]) -> ExerciseResult:
     if exercise.kind == "manual":
         return manual_result(exercise)
     try:
@@ -87,7 +95,7 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
         kind = "cell_error" if detail else "missing"
         message = f"{exercise.id} is not defined in the notebook" + (f": {detail}" if detail else "")
         return uniform_result(exercise, "missing", message, kind)
-    view = standins.for_exercise(student, exercise.id, exercise.requires, others)
+    view = standins.for_exercise(student, exercise, others)
     seen, aborted = None, None
     if exercise.probe is not None:
         try:

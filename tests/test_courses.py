@@ -224,7 +224,7 @@ def test_list_shows_every_assignment(capsys):
 def test_nbgrader_validate_reports_a_failing_self_check(tmp_path):
     """`nbgrader validate` (the student's Validate button) fails a notebook whose self-check fails and
     names that self-check; it passes the solution. Self-check cells are 0-point grade cells for this."""
-    from grader.course.samples import SEQUENCE_MODELS_WRONG
+    from grader.assignments.sequence_models.samples import WRONG as SEQUENCE_MODELS_WRONG
 
     folder = release("sequence_models", tmp_path / "rel", solutions=True)
     notebook = folder / ASSIGNMENTS["sequence_models"].notebook

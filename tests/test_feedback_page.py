@@ -7,7 +7,7 @@ import torch
 
 from grader.assignments.registry import get_assignment
 from grader.checking.base import format_call, run_check
-from grader.checking.reproduce import SNIPPET_HEADING, snippet
+from grader.checking.reproduce import SNIPPET_HEADING, naming, snippet
 from grader.report.html import render, total_line
 from grader.results import CheckResult, ExerciseResult, NotebookResult, StaffMark
 
@@ -60,7 +60,8 @@ def test_snippet_rebuilds_the_exact_arguments():
     large = torch.from_numpy(rng.standard_normal((40, 30)))  # above the literal limit: base64 bytes
     mask = torch.tensor([[True, False], [True, True]])
     odd = np.array([1.5, np.nan, -np.inf])
-    code = snippet("scaled_dot_product_attention", (small32, large, mask, odd))
+    with naming(get_assignment("attention").argument_names):  # as the judge names the calls it makes
+        code = snippet("scaled_dot_product_attention", (small32, large, mask, odd))
     assert code.splitlines()[-1] == "scaled_dot_product_attention(Q, K, V, mask)"
     ns = _rebuilt(code)
     assert ns["Q"].dtype == torch.float32 and torch.equal(ns["Q"], small32)
@@ -87,7 +88,8 @@ def test_failure_names_each_argument_and_a_passing_check_builds_no_text():
         from grader.checking.base import Lazy
         Lazy(lambda: built.append(format_call("recurrent_unit", ())))
 
-    failed = run_check("check_fails", check_fails, 1.0, Student())
+    with naming(get_assignment("sequence_models").argument_names):  # as the judge names the calls it makes
+        failed = run_check("check_fails", check_fails, 1.0, Student())
     assert failed.message.startswith("for recurrent_unit(x, h_prev, Wrec, Win): wrong")
     assert "  x = tensor of shape (2, 3), float32:" in failed.message and "  Win = 'a'" in failed.message
     assert failed.message.endswith("recurrent_unit(x, h_prev, Wrec, Win)")

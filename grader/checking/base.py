@@ -18,7 +18,7 @@ from grader.results import CheckResult
 from . import drawn
 from .calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
 from .compare import compare_arrays, describe
-from .reproduce import appendix
+from .reproduce import RERUN_HINT, with_call
 from .strategies import Later, resolve
 
 
@@ -78,7 +78,7 @@ FAILURE_KINDS = {
 # A hint for each kind of failure that does not depend on the exercise; a check's own hint is for
 # wrong values (and for the kinds it names in ``Check.hints``).
 KIND_HINTS = {
-    "raised": "Run the call shown above in your notebook: the message and line say where it fails.",
+    "raised": RERUN_HINT,
     "type": "Return exactly the kind of object the exercise asks for (a torch tensor, an ndarray, an int...).",
     "shape": "Print the shapes of your intermediate results for the input shown and compare them with the exercise's.",
     "dtype": "Create new tensors and arrays with the input's dtype (dtype=x.dtype) instead of the default.",
@@ -165,7 +165,7 @@ def _with_arguments(message: str, named: list, stand_ins=()) -> str:
     for text, name, args in reversed(named):
         if text in message:
             try:
-                return f"{message}\n{appendix(name, args, stand_ins)}"
+                return with_call(message, name, args, stand_ins)
             except Exception:  # the extra text must never cost the verdict itself
                 return message
     return message

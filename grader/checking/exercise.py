@@ -1,15 +1,22 @@
 """What an assignment is made of: exercises, their checks and points (frozen, declared per assignment).
 
-Each assignment declares its exercises in its own module under :mod:`grader.assignments`; points
-there are the single source of truth: the notebook's autograded cells must carry the same points (a
-test compares them), and ``seqgrade list`` prints them.
+Each assignment declares its exercises in its own package under :mod:`grader.assignments`, and the
+declaration is the only place an exercise is named: its points (the notebook's autograded cells must
+carry the same, a test compares them, and ``seqgrade list`` prints them), its reference function or
+class (whose signature names the arguments in messages and in the notebook's stub), what serves it while
+other exercises are graded (the reference, or a declared stand-in) and what serving it costs.
+``tests/test_declarations.py`` checks every declared exercise of the course for each of these, and for the
+demo's sample cells (``grader/assignments/<id>/samples.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping
+import functools
+import inspect
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping, Sequence
 
-from .standins import STAND_INS
+from .calls import StandInClass
+from .standins import StandIn, stand_in
 
 JUDGES = ("reference", "format", "own")
 # How a check's docstring opens the sentence that says when it cannot be decided (Check.undecidable).
@@ -61,8 +68,8 @@ class Check:
 
 @dataclass(frozen=True)
 class Exercise:
-    id: str  # the function or answer variable the student defines; also the notebook's grade_id
-    kind: str  # "function", "answer" or "manual"
+    id: str  # the function, class or answer variable the student defines; also the notebook's grade_id
+    kind: str  # "function", "class", "answer" or "manual"
     checks: tuple[Check, ...] = ()
     manual_points: float = 0.0
     # Other student functions this exercise's function calls: each is replaced by a grader-served
@@ -75,6 +82,54 @@ class Exercise:
     # CPU seconds one call of this function may use, for functions whose honest calls are heavier than
     # the default budget allows for (Limits.call_cpu_s, which is the least any function gets).
     call_cpu_s: float | None = None
+    # The course's own function (or class): its parameters name the arguments in failure messages and must
+    # be the notebook stub's; while another exercise is graded, the grader answers calls to it with it.
+    reference: Callable | None = None
+    # What answering one call costs, estimated from the arguments before computing it (grader.checking.
+    # standin_costs; generic_cost is a choice to state, not a default).
+    cost: Callable | None = None
+    # What answers for it where another exercise ``requires`` it, when that must not be the reference (a
+    # function with the reference's parameters; for a class, a StandInClass). None: the reference.
+    stand_in: Callable | StandInClass | None = None
+    # The assignment that declares it (set by Assignment): where the exercises it requires are found.
+    assignment: Assignment | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        """The names of the reference's parameters (a class: its constructor's), () without a reference."""
+        return _parameter_names(self.reference) if self.reference is not None else ()
+
+    @property
+    def served(self) -> StandIn | None:
+        """The course's own function answering for this one while another exercise is graded (None for
+        anything but a function exercise with a reference)."""
+        if self.kind != "function" or self.reference is None:
+            return None
+        return stand_in(self.id, self.reference, self.reference, self.cost)
+
+    @property
+    def required_stand_in(self) -> StandIn | StandInClass | None:
+        """What answers for this exercise where another one ``requires`` it: the declared stand-in, else
+        the course's own function."""
+        if isinstance(self.stand_in, StandInClass):
+            return self.stand_in
+        if self.reference is None or self.kind != "function":
+            return None
+        return stand_in(self.id, self.stand_in or self.reference, self.reference, self.cost)
+
+    def stand_ins(self, others: Sequence[str] = ()) -> dict[str, StandIn]:
+        """What answers the student's other functions while this one is graded: each graded function of the
+        assignment named in ``others`` is served as the course's own (its reference), and each one this
+        exercise ``requires`` by the stand-in its declaration gives."""
+        declared = {e.id: e for e in (self.assignment.exercises if self.assignment is not None else ())}
+        table = {name: handler for name in others
+                 if name != self.id and name in declared and (handler := declared[name].served) is not None}
+        for name in self.requires:
+            found = declared[name].required_stand_in if name in declared else None
+            if not isinstance(found, StandIn):
+                raise ValueError(f"{self.id} requires {name!r}, which its assignment declares no function stand-in for")
+            table[name] = found
+        return table
 
     @property
     def inputs(self) -> dict:
@@ -100,12 +155,20 @@ class Assignment:
         return {e.id: e.call_cpu_s for e in self.exercises if e.call_cpu_s is not None}
 
     def __post_init__(self):
-        seen: set[str] = set()
+        earlier: dict[str, Exercise] = {}
         for e in self.exercises:
-            missing = [r for r in e.requires if r not in seen or r not in STAND_INS]
+            missing = [r for r in e.requires if r not in earlier or earlier[r].required_stand_in is None]
             if missing:
-                raise ValueError(f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a stand-in")
-            seen.add(e.id)
+                raise ValueError(f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a "
+                                 f"reference or a stand-in")
+            earlier[e.id] = e
+        # each exercise knows its assignment, where the exercises it requires (and the others) are found
+        object.__setattr__(self, "exercises", tuple(replace(e, assignment=self) for e in self.exercises))
+
+    @functools.cached_property
+    def argument_names(self) -> dict[str, tuple[str, ...]]:
+        """The parameter names of every exercise with a reference, by exercise id (for failure messages)."""
+        return {e.id: e.argument_names for e in self.exercises if e.reference is not None}
 
     @property
     def max_score(self) -> float:
@@ -124,3 +187,10 @@ class Assignment:
         except KeyError:
             return ""
         return next((c.property for c in exercise.checks if c.name == check_name), "")
+
+
+def _parameter_names(obj) -> tuple[str, ...]:
+    try:
+        return tuple(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return ()

@@ -7,41 +7,41 @@ grader only writes this text; it never runs it. Everything here is built only wh
 from __future__ import annotations
 
 import base64
-import inspect
 import sys
-from functools import lru_cache
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Mapping, Sequence
 
 import numpy as np
 import torch
 
 from grader.jail.codec import Unsupported
 
+from .calls import Made
+
 SHOWN_VALUES = 64  # an argument with at most this many numbers is printed in full
 LITERAL_VALUES = 256  # ... and written into the snippet as a literal; above it as base64 bytes
 SNIPPET_BYTES = 24_000  # above this the snippet would not be short: the call is not given
 
 
-@lru_cache(maxsize=None)
-def _reference_signatures() -> dict[str, tuple[str, ...]]:
-    """Parameter names of the reference functions, which the notebooks' stubs share."""
-    import reference
-    from reference import attention, autoregressive, recurrent, recursive, rnn_lm, transformer  # noqa: F401
+# The parameter names of the functions being graded, by name, from their declarations (Exercise.reference):
+# the judge sets them for the exercise it judges (see naming).
+_NAMES: ContextVar[Mapping[str, Sequence[str]]] = ContextVar("argument_names", default={})
 
-    names: dict[str, tuple[str, ...]] = {}
-    for module in (reference, *(sys.modules[f"reference.{m}"] for m in
-                                ("attention", "autoregressive", "recurrent", "recursive", "rnn_lm", "transformer"))):
-        for fname, func in vars(module).items():
-            if callable(func) and not fname.startswith("_") and fname not in names:
-                try:
-                    names[fname] = tuple(inspect.signature(func).parameters)
-                except (TypeError, ValueError):
-                    continue
-    return names
+
+@contextmanager
+def naming(names: Mapping[str, Sequence[str]]):
+    """Within the block, calls of the functions in ``names`` are shown with those parameter names."""
+    token = _NAMES.set(names)
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
 
 
 def argument_names(name: str, n: int) -> tuple[str, ...]:
     """The names of the first ``n`` parameters of the student function ``name`` (arg1, arg2... if unknown)."""
-    known = _reference_signatures().get(name, ())
+    known = tuple(_NAMES.get().get(name, ()))
     return tuple(known[i] if i < len(known) else f"arg{i + 1}" for i in range(n))
 
 
@@ -54,8 +54,21 @@ def _array(value) -> tuple[np.ndarray, str, str] | None:
     return None
 
 
+def _made(value: Made) -> str:
+    """An argument the grader had the student's process build, as the student could write it, or in words."""
+    if value.kind == "generator":
+        return f"torch.Generator().manual_seed({int(value.seed)})"
+    if value.kind == "served":
+        params = ", ".join(getattr(value.handler, "params", ()))
+        return (f"the grader's own {value.name}, which your code calls as {value.name}({params}); it exists only "
+                f"while your notebook is graded")
+    return "an object the grader constructed in your notebook's process while grading it"
+
+
 def show(value) -> str:
     """A short rendering of one argument: kind, shape and dtype, then its values (the first ones if many)."""
+    if isinstance(value, Made):
+        return _made(value)
     found = _array(value)
     if isinstance(value, dict) and value and all(_array(v) is not None for v in value.values()):
         return f"dict of {len(value)} arrays:" + "".join(f"\n      {k!r}: {_brief(v)}" for k, v in value.items())
@@ -164,7 +177,10 @@ def _literal(value, needs: set) -> str:
     if isinstance(value, dict):
         items = [f"{_literal(k, needs)}: {_literal(v, needs)}" for k, v in value.items()]
         return "{" + ", ".join(items) + "}" if len(items) <= 1 else "{\n    " + ",\n    ".join(items) + ",\n}"
-    if isinstance(value, Unsupported):
+    if isinstance(value, Made) and value.kind == "generator":
+        needs.add("import torch")
+        return _made(value)
+    if isinstance(value, (Unsupported, Made)):
         raise _NoLiteral(repr(value))
     raise _NoLiteral(type(value).__name__)
 
@@ -196,14 +212,43 @@ def stand_in_note(name: str, stand_ins) -> str:
             f"{helpers}, so its result can differ from the expected value even when {name} is right.)")
 
 
-def appendix(name: str, args, stand_ins=()) -> str:
-    """The arguments and the snippet, as appended to a failure message; ``stand_ins``: the functions the
-    call was graded with stand-ins for (said before the snippet)."""
+# The hint for a call that raised (grader.checking.base.KIND_HINTS), and the one given instead when no call
+# can be shown to run.
+RERUN_HINT = "Run the call shown above in your notebook: the message and line say where it fails."
+
+
+def _no_call_hint(name: str) -> str:
+    return f"Call {name} in your notebook on arguments like those listed below: the message and line say where it fails."
+
+
+def _no_snippet(args) -> str:
+    """Why no snippet is given."""
+    if any(isinstance(a, Made) and a.kind != "generator" for a in args):
+        return "(No call can be written down to run: some arguments are the grader's own, described above.)"
+    return "(The arguments are too large to write into a short snippet.)"
+
+
+def _appendix(name: str, args, stand_ins) -> tuple[str, bool]:
     text = describe_arguments(name, args)
     note = stand_in_note(name, stand_ins)
     if note:
         text = f"{text}\n{note}"
     code = snippet(name, args)
     if code is None:
-        return text + "\n(The arguments are too large to write into a short snippet.)"
-    return f"{text}\n{SNIPPET_HEADING}\n{code}"
+        return f"{text}\n{_no_snippet(args)}", False
+    return f"{text}\n{SNIPPET_HEADING}\n{code}", True
+
+
+def appendix(name: str, args, stand_ins=()) -> str:
+    """The arguments and the snippet, as appended to a failure message; ``stand_ins``: the functions the
+    call was graded with stand-ins for (said before the snippet)."""
+    return _appendix(name, args, stand_ins)[0]
+
+
+def with_call(message: str, name: str, args, stand_ins=()) -> str:
+    """``message`` followed by the call's arguments and a snippet that reruns it; when no snippet can be
+    given, a hint to rerun "the call shown above" becomes one that asks for no such call."""
+    text, runnable = _appendix(name, args, stand_ins)
+    if not runnable:
+        message = message.replace(f"Hint: {RERUN_HINT}", f"Hint: {_no_call_hint(name)}")
+    return f"{message}\n{text}"

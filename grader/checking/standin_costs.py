@@ -1,5 +1,6 @@
 """What a stand-in's reply costs, estimated from the argument shapes alone (grader.checking.allowance bounds it
-before the reply is computed).
+before the reply is computed). Each exercise's declaration names its estimate (``Exercise.cost``); a function
+with nothing better to say declares ``generic_cost``.
 
 Each estimate returns ``(elements, work)``: the most numbers the computation holds at once, and roughly
 how many element operations it takes, a Python-level loop step counting ``STEP_WORK``. Estimates err
@@ -163,19 +164,6 @@ def block_cost(args) -> tuple[int, float]:
 def context_cost(args) -> tuple[int, float]:
     S, H = (list(args) + [None] * 2)[:2]
     return _scores_cost(H, S, S)
-
-
-# Estimates by function name; a function not listed gets generic_cost.
-COSTS = {
-    "recurrent_unit": unit_cost, "seq2col": seq2col_cost, "ar_fit": ar_fit_cost, "forward": forward_cost,
-    "causal_mask": mask_cost, "masked_self_attention": self_attention_cost, "self_attention": self_attention_cost,
-    "scaled_dot_product_attention": sdpa_cost, "multi_head_attention": mha_cost, "transformer_block": block_cost,
-    "attention_partial": partial_cost, "online_softmax_attention": online_cost, "tiled_attention": tiled_cost,
-    "rnn_lm_states": rnn_lm_cost, "ngram_probs": token_loop_cost, "sequence_log_prob": token_loop_cost,
-    "encoder_decoder_context": context_cost,
-    **dict.fromkeys(("qkv_param_count", "mha_param_count", "attention_weights_bytes", "block_param_count",
-                     "attention_io", "receptive_field", "ar_as_recurrent"), constant_cost),
-}
 
 
 def rnn_layer_cost(args) -> tuple[int, float]:

@@ -8,58 +8,24 @@ the call travels to the grader, which computes the reply here and records the ca
 what the grader counts (how often ``forward`` called the unit, on what shapes) cannot be forged from
 inside the student's process.
 
-The unit's stand-in is deliberately *not* the course's unit (relu): a ``forward`` whose result
-matches a composition of this other unit really composes the function it was given. It is fixed
-(no randomness) so that regrades stay byte-identical, and it is never shipped with the release.
+Every stand-in comes from an exercise's declaration (:class:`grader.checking.exercise.Exercise`): its
+parameters from the reference's signature, the function that answers (the reference, or the declared
+``stand_in`` where another exercise ``requires`` it) and its cost model. Stand-ins are fixed (no
+randomness) so that regrades stay byte-identical, and never shipped with the release.
 """
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import json
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import torch
 
-import reference
-
-from .calls import HelperError, Reply, StandInClass, StandInHandler, StudentCode
+from .calls import HelperError, Reply, StandInHandler, StudentCode
 from .objectcalls import ObjectCalls
-from .standin_costs import (
-    COSTS,
-    generic_cost,
-    mask_cost,
-    mha_cost,
-    partial_cost,
-    rnn_layer_cost,
-    rnn_lm_cost,
-    sdpa_cost,
-    seq2col_cost,
-    unit_cost,
-)
-
-
-def other_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Win: torch.Tensor) -> torch.Tensor:
-    """The unit ``forward`` is graded with: ``tanh(h_prev @ Wrec.T + x @ Win.T + 1/2) + h_prev / 4``.
-
-    Same shapes and conventions as the course's ``recurrent_unit`` (batch or single example), smooth,
-    and different enough from relu that no formula written for relu reproduces it.
-    """
-    for name, value in (("x", x), ("h_prev", h_prev), ("Wrec", Wrec), ("Win", Win)):
-        if not isinstance(value, torch.Tensor):
-            raise TypeError(f"recurrent_unit expects torch tensors; {name} is a {type(value).__name__}")
-    d_h = h_prev.shape[-1] if h_prev.ndim else 0
-    if Wrec.ndim != 2 or tuple(Wrec.shape) != (d_h, d_h):
-        raise ValueError(f"recurrent_unit: Wrec must have shape (d_h, d_h) = ({d_h}, {d_h}); got {tuple(Wrec.shape)}")
-    if x.ndim not in (1, 2) or x.ndim != h_prev.ndim or x.shape[:-1] != h_prev.shape[:-1]:
-        raise ValueError(f"recurrent_unit: x and h_prev must have shapes (B, d_in) and (B, d_h), or (d_in,) and "
-                         f"(d_h,); got {tuple(x.shape)} and {tuple(h_prev.shape)}")
-    if Win.ndim != 2 or Win.shape[0] != d_h or Win.shape[1] != x.shape[-1]:
-        raise ValueError(f"recurrent_unit: Win must have shape (d_h, d_in) = ({d_h}, {x.shape[-1]}); got {tuple(Win.shape)}")
-    return torch.tanh(h_prev @ Wrec.T + x @ Win.T + 0.5) + h_prev / 4  # (B, d_h) or (d_h,)
-
+from .standin_costs import generic_cost
 
 @dataclass(frozen=True)
 class StandIn:
@@ -103,17 +69,6 @@ class StandIn:
         return grads
 
 
-REFERENCE_MODULES = ("reference", "reference.transformer", "reference.recursive", "reference.rnn_lm", "reference.lm_modules")
-
-
-def _reference(module: str, name: str) -> Callable:
-    """``reference.<module>.<name>``, looked up when first called (so this table imports nothing heavy)."""
-    def fn(*args):
-        return getattr(importlib.import_module(f"reference.{module}"), name)(*args)
-    fn.__name__ = name
-    return fn
-
-
 def _param(p: inspect.Parameter) -> str:
     """A parameter as the stub takes it: its name, and ``=<JSON literal>`` for a default that has one."""
     if p.default is inspect.Parameter.empty:
@@ -124,57 +79,17 @@ def _param(p: inspect.Parameter) -> str:
         return p.name
 
 
+def parameters(reference: Callable) -> tuple[str, ...]:
+    """The parameters of ``reference`` as a stand-in declares them (``mask=null`` for a default the stub fills in)."""
+    return tuple(_param(p) for p in inspect.signature(reference).parameters.values())
+
+
 @functools.cache
-def course_stand_in(name: str) -> StandIn | None:
-    """The course's own ``name`` (the reference implementation) as a stand-in, with the reference's
-    parameters; None when the reference has no such function. Built on first use: it imports the
-    reference module that defines it."""
-    for module in REFERENCE_MODULES:
-        fn = getattr(importlib.import_module(module), name, None)
-        if callable(fn):
-            params = tuple(_param(p) for p in inspect.signature(fn).parameters.values())
-            return StandIn(name, params, fn, COSTS.get(name, generic_cost))
-    return None
-
-
-# Stand-ins an exercise declares (Exercise.requires) that differ from the course's own function or must be
-# known without importing the reference. Parameters are named in order; "mask=null" gives one a default
-# (a JSON literal) the stub fills in.
-STAND_INS: dict[str, StandIn] = {
-    # sequence_models: forward is graded with a unit that is not the course's (see other_unit)
-    "recurrent_unit": StandIn("recurrent_unit", ("x", "h_prev", "Wrec", "Win"), other_unit, unit_cost),
-    "seq2col": StandIn("seq2col", ("seq", "filter_size"), reference.seq2col, seq2col_cost),
-    "causal_mask": StandIn("causal_mask", ("T",), reference.causal_mask, mask_cost),
-    # attention
-    "scaled_dot_product_attention": StandIn("scaled_dot_product_attention", ("Q", "K", "V", "mask=null"),
-                                            _reference("transformer", "scaled_dot_product_attention"), sdpa_cost),
-    "multi_head_attention": StandIn("multi_head_attention", ("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "mask=null"),
-                                    _reference("transformer", "multi_head_attention"), mha_cost),
-    "layer_norm": StandIn("layer_norm", ("x", "gamma", "beta", "eps=1e-05"), _reference("transformer", "layer_norm")),
-    # recursive_attention
-    "attention_partial": StandIn("attention_partial", ("q", "K", "V"), _reference("recursive", "attention_partial"),
-                                 partial_cost),
-    "merge": StandIn("merge", ("a", "b"), _reference("recursive", "merge")),
-    # rnn_lm
-    "rnn_lm_states": StandIn("rnn_lm_states", ("tokens", "E", "W_xh", "W_hh", "b_h"), _reference("rnn_lm", "rnn_lm_states"),
-                             rnn_lm_cost),
-}
-
-
-# Stand-in classes (grader.jail.objects): a class another class builds on, laid out as the course's (the same
-# parameter names), whose forward the grader answers with the course's formula and the parameters the
-# student's module holds. lm_modules: RNNLayer is graded with this RecurrentCell, RNNLanguageModel with
-# this RNNLayer (and its cell).
-_CELL_SPEC = {"init": ["input_dim", "hidden_dim"], "forward": ["x", "h_prev"],
-              "linears": [["input_to_hidden", "input_dim", "hidden_dim"], ["hidden_to_hidden", "hidden_dim", "hidden_dim"]]}
-_WEIGHTS = ("W_ih", "b_ih", "W_hh", "b_hh")
-RECURRENT_CELL = StandInClass("RecurrentCell", _CELL_SPEC, StandIn(
-    "RecurrentCell.forward", ("x", "h_prev", *_WEIGHTS), _reference("lm_modules", "recurrent_cell_step")))
-RNN_LAYER = StandInClass("RNNLayer", {
-    "init": ["input_dim", "hidden_dim"], "forward": ["x_seq", "h"],
-    "children": [["cell", "RecurrentCell", _CELL_SPEC, ["input_dim", "hidden_dim"]]]},
-    StandIn("RNNLayer.forward", ("x_seq", "h", *_WEIGHTS), _reference("lm_modules", "rnn_layer_states"), rnn_layer_cost),
-    children=(RECURRENT_CELL,))
+def stand_in(name: str, fn: Callable, reference: Callable, cost: Callable | None) -> StandIn:
+    """The stand-in for the student's ``name``: ``fn`` answers its calls, with the parameters of ``reference``
+    (the course's function, whose signature the notebook's stub shares) and ``cost`` (generic_cost when none
+    is declared: tests/test_declarations.py asks every declaration for one)."""
+    return StandIn(name, parameters(reference), fn, cost or generic_cost)
 
 
 class WithStandIns(ObjectCalls):
@@ -201,10 +116,7 @@ class WithStandIns(ObjectCalls):
         return reply
 
 
-def for_exercise(student: StudentCode, exercise_id: str, requires=(), others=()) -> WithStandIns:
-    """``student`` as exercise ``exercise_id`` is graded: every other graded function of the assignment
-    (``others``) is served by the grader as the course's own function, and the ones the exercise declares
-    (``requires``) by the stand-in it declares (unknown names are an error)."""
-    table = {name: handler for name in others if name != exercise_id and (handler := course_stand_in(name))}
-    table.update({name: STAND_INS[name] for name in requires})
-    return WithStandIns(student, table)
+def for_exercise(student: StudentCode, exercise, others: Sequence[str] = ()) -> WithStandIns:
+    """``student`` as ``exercise`` (a :class:`grader.checking.exercise.Exercise`) is graded: with the stand-ins
+    its declaration gives (:meth:`~grader.checking.exercise.Exercise.stand_ins`)."""
+    return WithStandIns(student, exercise.stand_ins(others))

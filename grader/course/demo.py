@@ -16,7 +16,7 @@ from grader.batch.run import BatchConfig, run_batch
 from grader.batch.summary import print_batch_summary
 
 from .release import release
-from .samples import SAMPLES, make_samples
+from .samples import make_samples
 
 
 def demo_assignment(assignment: str, out: Path, console: Console, *, count: int = 8, workers: int = 0) -> Path:
@@ -37,8 +37,8 @@ def demo_assignment(assignment: str, out: Path, console: Console, *, count: int 
 
 
 def run_demo(out: Path, console: Console, *, count: int = 8, workers: int = 0) -> dict[str, Path]:
-    """The demo of every assignment that has sample submissions; {assignment: its graded folder}."""
+    """The demo of every assignment (each has sample cells: tests/test_declarations.py); {assignment: its graded folder}."""
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    return {a: demo_assignment(a, out / a, console, count=count, workers=workers) for a in ASSIGNMENTS if a in SAMPLES}
+    return {a: demo_assignment(a, out / a, console, count=count, workers=workers) for a in ASSIGNMENTS}

@@ -16,6 +16,7 @@ Both return what they changed and what they could not do, as sentences for the c
 """
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,20 +61,18 @@ def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: f
     return {"nbgrader": meta}
 
 
-def _signature(name: str) -> str:
-    """``name(a, b)`` with the reference's parameters, or ``name()`` when the reference has no such function."""
-    from grader.checking.standins import course_stand_in
-
-    found = course_stand_in(name)
-    return f"{name}({', '.join(found.params) if found else ''})"
+def _signature(exercise) -> str:
+    """``name(a, b=None)`` with the parameters of the declared reference, or ``name()`` when it declares none."""
+    params = inspect.signature(exercise.reference).parameters.values() if exercise.reference is not None else ()
+    return f"{exercise.id}({', '.join(p.name if p.default is p.empty else f'{p.name}={p.default!r}' for p in params)})"
 
 
 def _cells(assignment: str, exercise) -> list:
     name, v4 = exercise.id, nbformat.v4
     if exercise.kind == "function":
-        body = f'def {_signature(name)}:\n    """Say in one line what it returns."""\n    ### BEGIN SOLUTION\n' \
+        body = f'def {_signature(exercise)}:\n    """Say in one line what it returns."""\n    ### BEGIN SOLUTION\n' \
                f"    raise NotImplementedError()\n    ### END SOLUTION"
-        ask = f"**Exercise.** Write `{_signature(name)}`: what it computes, its shapes and dtypes, an example."
+        ask = f"**Exercise.** Write `{_signature(exercise)}`: what it computes, its shapes and dtypes, an example."
     elif exercise.kind == "answer":
         body, ask = f"### BEGIN SOLUTION\n{name} = None\n### END SOLUTION", \
             f"**Question.** Ask it here, and say what type `{name}` must have (a letter as a string, a bool, an int)."

@@ -13,10 +13,10 @@ import nbformat
 import pytest
 
 from grader.assignments.registry import SEQUENCE_MODELS
+from grader.assignments.sequence_models.samples import WRONG as SEQUENCE_MODELS_WRONG
 from grader.batch.facts import read_facts
 from grader.batch.run import BatchConfig, run_batch
 from grader.cli import main
-from grader.course.samples import SEQUENCE_MODELS_WRONG
 from grader.jail.limits import Limits
 
 LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=60)

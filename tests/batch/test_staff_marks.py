@@ -14,13 +14,13 @@ import pytest
 from rich.console import Console
 
 from grader.assignments.registry import SEQUENCE_MODELS
+from grader.assignments.sequence_models.samples import WRONG as SEQUENCE_MODELS_WRONG
 from grader.batch import outputs
 from grader.batch.progress import batch_progress
 from grader.batch.record import read_record
 from grader.batch.run import BatchConfig, run_batch
 from grader.batch.summary import print_batch_summary
 from grader.cli import main
-from grader.course.samples import SEQUENCE_MODELS_WRONG
 from tests.batch.test_manual import (  # noqa: F401 (fixtures)
     LIMITS,
     QUESTION,

@@ -282,7 +282,7 @@ def test_rnn_lm_loss_is_graded_with_the_reference_states():
     loss = judge_exercise(RNN_LM.exercise("rnn_lm_loss"), student)
     assert states.score < RNN_LM.exercise("rnn_lm_states").points
     assert loss.score == RNN_LM.exercise("rnn_lm_loss").points, [c.message for c in loss.checks]
-    reply = for_exercise(student, "rnn_lm_loss", ("rnn_lm_states",)).call("rnn_lm_loss", lm_inputs(SMALL))
+    reply = for_exercise(student, RNN_LM.exercise("rnn_lm_loss")).call("rnn_lm_loss", lm_inputs(SMALL))
     assert [s.name for s in reply.served] == ["rnn_lm_states"]  # one call, answered by the grader
 
 

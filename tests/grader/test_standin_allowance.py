@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from grader.checking import standins
+from grader.assignments.registry import get_assignment
 from grader.checking.allowance import MIN_ELEMENTS, CallAllowance
 from grader.checking.calls import StudentOverspent, StudentTimeout
 from grader.jail.limits import Limits
@@ -42,7 +42,13 @@ def catches_the_refusal(q, K, V, block_size):
     return attention_partial(q, K, V)[1]
 """)]
 
-PARTIALS = {"attention_partial": standins.STAND_INS["attention_partial"], "merge": standins.STAND_INS["merge"]}
+
+def _declared(assignment: str, name: str):
+    """The stand-in ``name``'s declaration gives it where another exercise requires it."""
+    return get_assignment(assignment).exercise(name).required_stand_in
+
+
+PARTIALS = {name: _declared("recursive_attention", name) for name in ("attention_partial", "merge")}
 
 
 def _qkv(n, d=8, dtype=torch.float64):
@@ -87,19 +93,20 @@ def test_the_allowance_is_relative_to_the_graded_call():
     assert small.max_elements == MIN_ELEMENTS
     large = CallAllowance.for_call(_qkv(4096, 64) + [64], cpu_s=2.0)
     # attention over the call's own 4096 x 4096 scores fits (a naive answer is judged, on memory), 12000 x 12000 does not
-    assert large.refusal("attention_partial", *standins.STAND_INS["attention_partial"].cost(_qkv(4096, 64))) is None
-    assert large.refusal("attention_partial", *standins.STAND_INS["attention_partial"].cost([torch.ones(12000, 64)] * 3))
-    assert small.refusal("attention_partial", *standins.STAND_INS["attention_partial"].cost([torch.ones(12000, 8)] * 3))
+    cost = PARTIALS["attention_partial"].cost
+    assert large.refusal("attention_partial", *cost(_qkv(4096, 64))) is None
+    assert large.refusal("attention_partial", *cost([torch.ones(12000, 64)] * 3))
+    assert small.refusal("attention_partial", *cost([torch.ones(12000, 8)] * 3))
 
 
 def test_the_cost_estimates_cover_what_the_reference_allocates():
     # causal_mask(T) holds T*T numbers; rnn_lm_states loops once per token
-    assert standins.STAND_INS["causal_mask"].cost([10**6])[0] >= 10**12
+    assert _declared("sequence_models", "causal_mask").cost([10**6])[0] >= 10**12
     tokens, E, W = torch.zeros(2_000_000, dtype=torch.long), torch.ones(5, 3), torch.ones(3, 3)
-    assert standins.STAND_INS["rnn_lm_states"].cost([tokens, E, W, W, torch.ones(3)])[1] >= 2e6 * 20_000
+    assert _declared("rnn_lm", "rnn_lm_states").cost([tokens, E, W, W, torch.ones(3)])[1] >= 2e6 * 20_000
     # merge's states are (s, v) pairs: their elements count
     state = (torch.ones(1000), torch.ones(1000, 64))
-    assert standins.STAND_INS["merge"].cost([state, state])[0] >= 2 * 65_000
+    assert _declared("recursive_attention", "merge").cost([state, state])[0] >= 2 * 65_000
 
 
 def test_an_oversized_stand_in_request_is_refused_before_it_is_computed(session, monkeypatch):
@@ -127,14 +134,14 @@ def test_a_request_for_too_much_work_is_refused(session):
     E, W = torch.randn(5, 3, dtype=torch.float64), torch.randn(3, 3, dtype=torch.float64)
     with pytest.raises(StudentOverspent) as caught:
         session.call("long_tokens", [torch.tensor([1, 2, 3]), E, W, W, torch.zeros(3, dtype=torch.float64)],
-                     stand_ins={"rnn_lm_states": standins.STAND_INS["rnn_lm_states"]})
+                     stand_ins={"rnn_lm_states": _declared("rnn_lm", "rnn_lm_states")})
     assert "operations" in caught.value.message and "CPU budget" in caught.value.message
 
 
 def test_the_graders_time_on_stand_ins_counts_against_the_call(session):
     x, h = torch.randn(2, 3, dtype=torch.float64), torch.randn(2, 4, dtype=torch.float64)
     args = [x, h, torch.randn(4, 4, dtype=torch.float64), torch.randn(4, 3, dtype=torch.float64)]
-    unit = standins.STAND_INS["recurrent_unit"]
+    unit = _declared("sequence_models", "recurrent_unit")
     fast = session.call("many_units", args, stand_ins={"recurrent_unit": unit}).value
     assert fast.shape == (2, 4)
     # 20 replies of 10 ms of the grader's CPU each: twice the call's budget of 0.1 s, while the student's

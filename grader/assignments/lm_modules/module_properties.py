@@ -8,9 +8,10 @@ import torch
 
 from grader.checking.base import CheckFailed, Skip, StudentErrorAt, for_all
 from grader.checking.modules import Built, assert_close, assert_module_gradients, check_parameters, differs, output
-from grader.checking.standins import RECURRENT_CELL, RNN_LAYER
 from grader.checking.strategies import gaussian, st
 from reference import lm_modules as ref
+
+from .stand_ins import RECURRENT_CELL, RNN_LAYER
 
 CELL_SMALL = {"B": 2, "D": 3, "H": 4, "seed": 0}
 LAYER_SMALL = {"B": 2, "T": 4, "D": 3, "H": 4, "seed": 0}

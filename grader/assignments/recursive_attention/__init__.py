@@ -2,7 +2,9 @@
 (FlashAttention) attention and its HBM traffic."""
 from __future__ import annotations
 
+from grader.checking import standin_costs as costs
 from grader.checking.exercise import Assignment, Check, Exercise
+from reference import recursive as ref
 
 from . import blockwise as B, io_counts as IO, partials as P, tiled as TL
 
@@ -18,7 +20,8 @@ ASSIGNMENT = Assignment(
                   "with scores = q @ K.T / sqrt(d)."),
             Check(P.check_attention_partial_empty_keys, 0.5, "With no keys, return s = -inf and v = zeros."),
             Check(P.check_attention_partial_large_scores, 1.0, "Subtract the largest score before exponentiating."),
-        ), probe=P.PROBE_ATTENTION_PARTIAL),
+        ), probe=P.PROBE_ATTENTION_PARTIAL,
+            reference=ref.attention_partial, cost=costs.partial_cost),
         Exercise("merge", "function", (
             Check(P.check_merge_matches_union, 2.0, "s = logaddexp(s_a, s_b); v = exp(s_a - s) v_a + exp(s_b - s) v_b."),
             Check(P.check_merge_associative, 1.0, judges="own"),
@@ -26,14 +29,16 @@ ASSIGNMENT = Assignment(
             Check(P.check_merge_empty_state_is_identity, 0.5, judges="own"),
             Check(P.check_merge_stable_for_extreme_scores, 1.0, "Work with differences of log-sum-exps, never exp(s) itself."),
             Check(P.check_merge_partition_invariance, 1.0, "Each merge must give exactly the state of the union."),
-        ), probe=P.PROBE_MERGE),
+        ), probe=P.PROBE_MERGE,
+            reference=ref.merge, cost=costs.generic_cost),
         Exercise("merge_interpretation", "manual", manual_points=2.0),
         Exercise("online_softmax_attention", "function", (
             Check(B.check_online_softmax_attention_values, 2.5, "Keep a running max m, sum l and weighted sum; rescale both "
                   "by exp(m_old - m_new) when m grows; divide at the end."),
             Check(B.check_online_softmax_attention_large_scores, 1.0, "Exponentiate score - running max, never the score."),
             Check(B.check_online_softmax_attention_memory, 1.5, judges="own"),
-        ), requires=("attention_partial", "merge"), probe=B.PROBE_ONLINE_SOFTMAX_ATTENTION),
+        ), requires=("attention_partial", "merge"), probe=B.PROBE_ONLINE_SOFTMAX_ATTENTION,
+            reference=ref.online_softmax_attention, cost=costs.online_cost),
         Exercise("tiled_attention", "function", (
             Check(TL.check_tiled_attention_values, 2.5, "Outer loop over query blocks, inner loop over key blocks, with the "
                   "running max, sum and output of online softmax per query row."),
@@ -44,11 +49,13 @@ ASSIGNMENT = Assignment(
             Check(TL.check_tiled_attention_memory, 1.5, judges="own"),
         ), requires=("attention_partial", "merge"), probe=TL.PROBE_TILED_ATTENTION,
             # Python loops over tiles: our solution's slowest call used 19 ms (benchmarks/call_cpu.py)
-            call_cpu_s=0.25),
+            call_cpu_s=0.25,
+            reference=ref.tiled_attention, cost=costs.tiled_cost),
         Exercise("attention_io", "function", (
             Check(IO.check_attention_io_counts, 1.5, "Follow the notebook's accounting term by term."),
             Check(IO.check_attention_io_rejects_small_memory, 0.5, "Raise ValueError when M // (4 * d) is 0.", judges="own"),
-        ), probe=IO.PROBE_ATTENTION_IO),
+        ), probe=IO.PROBE_ATTENTION_IO,
+            reference=ref.attention_io, cost=costs.constant_cost),
         Exercise("TILING_DOES_NOT_HELP", "answer", (Check(IO.check_answer_tiling_does_not_help, 1.0),)),
     ),
 )

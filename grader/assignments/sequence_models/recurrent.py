@@ -1,7 +1,7 @@
 """Checks for recurrent_unit, ar_as_recurrent and the batched forward pass.
 
-``forward`` is graded with the grader's stand-in unit (:func:`grader.checking.standins.other_unit`) in place of
-the student's ``recurrent_unit``: its values are compared with a composition of that unit, and its
+``forward`` is graded with the grader's stand-in unit (:func:`grader.assignments.sequence_models.stand_ins.other_unit`)
+in place of the student's ``recurrent_unit``: its values are compared with a composition of that unit, and its
 vectorization is judged from the calls the grader itself served.
 """
 from __future__ import annotations
@@ -15,8 +15,10 @@ from grader.checking.base import CheckFailed, Lazy, Passed, Skip, call, diagnose
 from grader.checking.compare import as_numpy, compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.properties import assert_gradients_match_own_function, assert_one_example_matches_batch
-from grader.checking.standins import STAND_INS, StandIn, other_unit
+from grader.checking.standins import StandIn, parameters
 from grader.checking.strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs, st
+
+from .stand_ins import other_unit
 
 SMALL = Dims(B=2, T=3, d_in=2, d_h=3, seed=0)
 RTOL, ATOL = 1e-6, 1e-9
@@ -161,7 +163,7 @@ def _compose(unit, seqs, Wrec, Win, Wout):
     return (h @ Wout)[:, 0]  # (B,)
 
 
-SECOND_UNIT = StandIn("recurrent_unit", STAND_INS["recurrent_unit"].params,
+SECOND_UNIT = StandIn("recurrent_unit", parameters(reference.recurrent_unit),
                       lambda x, h, Wrec, Win: 0.8 * other_unit(x, h, Wrec, Win) - 0.1)  # any other unit would do
 
 NOT_COMPOSED = ("forward's result did not follow the recurrent_unit it was given. To judge forward on its own, the "
