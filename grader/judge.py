@@ -51,7 +51,8 @@ def uniform_result(exercise: Exercise, status: str, message: str, kind: str) -> 
     if exercise.kind == "manual":
         return manual_result(exercise)
     return ExerciseResult(id=exercise.id, checks=uniform_checks(exercise, status, message, kind),
-                          max_score=exercise.points, root_cause=f"{FAILURE_KINDS.get(kind, kind)}: {message}")
+                          max_score=exercise.points, root_cause=f"{FAILURE_KINDS.get(kind, kind)}: {message}",
+                          bonus=exercise.bonus)
 
 
 def _first_line(text: str) -> str:
@@ -86,6 +87,9 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
                     others: Sequence[str]) -> ExerciseResult:
     if exercise.kind == "manual":
         return manual_result(exercise)
+    why = exercise.unjudgeable() if exercise.unjudgeable is not None else None
+    if why:  # this machine cannot run what the exercise needs: nothing to judge, nothing charged
+        return uniform_result(exercise, "failed", f"not judged: {why}", "not_judged")
     try:
         defined = student.defines(exercise.id)
     except StudentAborted as exc:
@@ -140,4 +144,5 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
     else:
         failed = next((r for r in results if r.status != "passed"), None)
         root = f"{FAILURE_KINDS.get(failed.kind, failed.kind)}: {_first_line(failed.message)}" if failed else ""
-    return ExerciseResult(id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root)
+    return ExerciseResult(id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root,
+                          bonus=exercise.bonus)

@@ -4,7 +4,9 @@ nbgrader runs hidden test cells in the student's own kernel, so this path has nb
 (the student's earlier cells share the process); use ``seqgrade grade``/``batch`` for isolation. The
 checks are the same as seqgrade's, so the per-exercise scores agree. nbgrader gives a cell 0 if
 anything reaches stderr, so warnings and stderr (also at the file-descriptor level) are silenced while
-the checks run, exceptions are contained, and the score is clipped to [0, points].
+the checks run, exceptions are contained, and the score is clipped to [0, points]. A bonus exercise's cell is
+worth 0 points in nbgrader, so it scores 0 here; its points are nbgrader's extra credit (``seqgrade batch``
+writes them into the gradebook).
 """
 from __future__ import annotations
 
@@ -50,4 +52,6 @@ def score(exercise_id: str, namespace: dict, assignment: str = "sequence_models"
         pass
     if not math.isfinite(total):
         return 0.0
-    return float(round(min(max(total, 0.0), exercise.points), 6))
+    # a bonus's cell is worth 0 points in nbgrader (a score above a cell's points fails the whole submission):
+    # its points reach nbgrader's gradebook as extra credit, written by `seqgrade batch --db` (or typed in formgrader)
+    return float(round(min(max(total, 0.0), exercise.max_points), 6))

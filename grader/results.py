@@ -94,6 +94,7 @@ class ExerciseResult:
     max_score: float
     manual: bool = False
     root_cause: str = ""  # the first thing that went wrong, named first in the feedback ("" when all passed)
+    bonus: bool = False  # its points come on top of the notebook's maximum (grader.checking.exercise.Exercise.bonus)
 
     @property
     def score(self) -> float:
@@ -138,8 +139,18 @@ class NotebookResult:
 
     @property
     def points(self) -> float:
-        """The points of the exercises (the grader's, or staff marks where set), before any late charge."""
+        """The points of the exercises (the grader's, or staff marks where set), bonus points included, before
+        any late charge: a notebook with bonus points may score more than its ``max_score``."""
         return _points(sum(e.score for e in self.exercises))
+
+    @property
+    def bonus_points(self) -> float:
+        """The points earned in bonus exercises (part of ``points``, never of ``max_score``)."""
+        return _points(sum(e.score for e in self.exercises if e.bonus))
+
+    @property
+    def has_bonus(self) -> bool:
+        return any(e.bonus for e in self.exercises)
 
     @property
     def score(self) -> float:
@@ -172,6 +183,7 @@ class NotebookResult:
             "reason": self.reason,
             "score": self.score,
             "max_score": self.max_score,
+            **({"bonus_points": self.bonus_points} if self.has_bonus else {}),
             "pending_points": self.pending_points,
             "flags": list(self.flags),
             "exercises": [
@@ -181,6 +193,7 @@ class NotebookResult:
                     "max_score": _points(e.max_score),
                     "status": e.status,
                     "root_cause": e.root_cause,
+                    **({"bonus": True} if e.bonus else {}),
                     "checks": [
                         {k: v for k, v in asdict(c).items() if k not in ("figure", "staff") or v is not None}
                         for c in e.checks
@@ -205,6 +218,7 @@ class NotebookResult:
                 max_score=e["max_score"],
                 manual=any(c["status"] == "manual" for c in e["checks"]),
                 root_cause=e.get("root_cause", ""),
+                bonus=bool(e.get("bonus", False)),
                 checks=tuple(CheckResult(**c) for c in e["checks"]),
             )
             for e in data["exercises"]

@@ -81,7 +81,9 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
         rows.append([student, r.score, r.max_score, r.pending_points, *(scores.get(i, 0) for i in ids),
                      r.status, "yes" if "late" in r.flags or r.late is not None else "", who.name if who else "", who.email if who else "",
                      reasons(r, (notes or {}).get(student, ()))])
-    header = ["student_id", "total", "max_score", "pending", *ids, "status", "late", "name", "email", "reason"]
+    # total counts bonus points, max_score does not (a full score plus the bonus is above it)
+    columns = [f"{e.id} (bonus)" if e.bonus else e.id for e in assignment.exercises]
+    header = ["student_id", "total", "max_score", "pending", *columns, "status", "late", "name", "email", "reason"]
     write_atomic(outdir / "grades.csv", csv_text(header, rows))
 
 
@@ -160,7 +162,7 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
         gb.update_or_create_notebook(notebook, assignment.id)
         for ex in assignment.exercises:
             cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
-            gb.update_or_create_grade_cell(cell_id, notebook, assignment.id, max_score=ex.points,
+            gb.update_or_create_grade_cell(cell_id, notebook, assignment.id, max_score=ex.max_points,
                                            cell_type="markdown" if ex.kind == "manual" else "code")
         for student in sorted(results):
             r = results[student]
@@ -180,6 +182,10 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
                             grade.manual_score = None  # seqgrade's own, for an answer the student has changed since
                         if grade.manual_score is None:
                             grade.needs_manual_grade = bool(e.pending_points)  # not for a row with no answer
+                elif ex.bonus:  # nbgrader's extra credit: its score counts, its maximum does not
+                    grade.auto_score, grade.manual_score = 0.0, None
+                    grade.extra_credit = e.score
+                    grade.needs_manual_grade = False
                 else:
                     grade.auto_score = _points_sum(c.points for c in e.checks)  # the grader's own points
                     grade.manual_score = e.score if marks else None  # an override is nbgrader's manual score

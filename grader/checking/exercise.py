@@ -82,6 +82,12 @@ class Exercise:
     # CPU seconds one call of this function may use, for functions whose honest calls are heavier than
     # the default budget allows for (Limits.call_cpu_s, which is the least any function gets).
     call_cpu_s: float | None = None
+    # A bonus: its points are earned on top of the assignment's maximum and never count in it (max_score, the
+    # points of its nbgrader cell), so a student who leaves it undone loses nothing.
+    bonus: bool = False
+    # Why none of its checks can be judged on this grading machine (an optional package it needs is missing),
+    # or None; asked each time it is graded. Its checks are then "not judged" and pay nothing.
+    unjudgeable: Callable[[], str | None] | None = None
     # The course's own function (or class): its parameters name the arguments in failure messages and must
     # be the notebook stub's; while another exercise is graded, the grader answers calls to it with it.
     reference: Callable | None = None
@@ -141,6 +147,11 @@ class Exercise:
     def points(self) -> float:
         return self.manual_points if self.kind == "manual" else sum(c.points for c in self.checks)
 
+    @property
+    def max_points(self) -> float:
+        """What it adds to the assignment's maximum: its points, or 0 for a bonus."""
+        return 0.0 if self.bonus else self.points
+
 
 @dataclass(frozen=True)
 class Assignment:
@@ -172,7 +183,13 @@ class Assignment:
 
     @property
     def max_score(self) -> float:
-        return sum(e.points for e in self.exercises)
+        """The points that make a full score; bonus points come on top."""
+        return sum(e.max_points for e in self.exercises)
+
+    @property
+    def bonus_points(self) -> float:
+        """The points of its bonus exercises, earned on top of ``max_score``."""
+        return sum(e.points for e in self.exercises if e.bonus)
 
     def exercise(self, exercise_id: str) -> Exercise:
         for e in self.exercises:

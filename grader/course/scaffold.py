@@ -32,7 +32,7 @@ HEADING = re.compile(r"^## \d+\.")
 GROUP = re.compile(r"\(([^()]*\bpoints?\b[^()]*)\)\s*$")  # the heading's "(6 points, and 2 for the question)"
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 STATED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(\**) points?\b")  # "38 points", "**40 points**"
-CELL_POINTS = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
+CELL_POINTS = re.compile(r"\((?:bonus: )?(\d+(?:\.\d+)?) points?\)")  # "(4 points)", "(bonus: 5 points)"
 
 
 class ScaffoldError(UsageError):
@@ -48,6 +48,12 @@ class Report:
 
 def _points(p: float) -> str:
     return f"{p:g} point" + ("" if p == 1 else "s")
+
+
+def _worth(exercise) -> str:
+    """What an autograded cell's first line says it is worth: "(4 points)", or "(bonus: 5 points)" for a bonus,
+    whose nbgrader cell is worth 0 points (its points come on top of the assignment's total)."""
+    return f"({'bonus: ' if exercise.bonus else ''}{_points(exercise.points)})"
 
 
 def _grade_id(cell) -> str:
@@ -86,11 +92,11 @@ def _cells(assignment: str, exercise) -> list:
                                       metadata=_meta(f"selfcheck_{name}", grade=True, solution=False, locked=True,
                                                      points=0)))
     cells.append(v4.new_code_cell(
-        f"# Autograded test for {name} ({_points(exercise.points)}). It is filled in when your notebook is graded.\n"
+        f"# Autograded test for {name} {_worth(exercise)}. It is filled in when your notebook is graded.\n"
         f"### BEGIN HIDDEN TESTS\nimport grader.nbgrader_hook as _seqgrade_hook\n"
         f'_seqgrade_hook.score("{name}", globals(), "{assignment}")\n### END HIDDEN TESTS',
         id=f"test-{name}", metadata=_meta(f"test_{name}", grade=True, solution=False, locked=True,
-                                          points=float(exercise.points))))
+                                          points=float(exercise.max_points))))
     return cells
 
 
@@ -141,20 +147,21 @@ def sync_points(assignment_id: str, *, write: bool = True, root: Path = ASSIGNME
 
 
 def _sync(spec, nb, report: Report) -> None:
-    points = {(e.id if e.kind == "manual" else f"test_{e.id}"): e.points for e in spec.exercises}
+    exercises = {(e.id if e.kind == "manual" else f"test_{e.id}"): e for e in spec.exercises}
     for cell in nb.cells:
-        gid, want = _grade_id(cell), points.get(_grade_id(cell))
-        if want is None:
+        gid, exercise = _grade_id(cell), exercises.get(_grade_id(cell))
+        if exercise is None:
             continue
+        want = exercise.max_points  # nbgrader's points: 0 for a bonus
         if cell.metadata.nbgrader.get("points") != float(want):
             report.changed.append(f"{gid}: {cell.metadata.nbgrader.get('points')} -> {want:g} points")
             cell.metadata.nbgrader["points"] = float(want)
         first = cell.source.partition("\n")[0]
         said = CELL_POINTS.search(first)
-        if said and float(said.group(1)) != want:
-            fixed = first[:said.start()] + f"({_points(want)})" + first[said.end():]
+        if said and (float(said.group(1)) != exercise.points or said.group(0).startswith("(bonus") != exercise.bonus):
+            fixed = first[:said.start()] + _worth(exercise) + first[said.end():]
             cell.source = fixed + cell.source[len(first):]
-            report.changed.append(f"{gid}: its first line now says {_points(want)}")
+            report.changed.append(f"{gid}: its first line now says {_worth(exercise)}")
     _sync_headings(spec, nb, report)
     _sync_total(spec, nb, report)
 

@@ -22,6 +22,9 @@ def _fmt(x: float) -> str:
 def summary_line(result: NotebookResult) -> str:
     text = (f"{_fmt(result.score)} of {_fmt(result.gradable_points)} automatically graded points "
             f"for {result.notebook} ({result.assignment}).")
+    if result.bonus_points:
+        text += (f" {_fmt(result.bonus_points)} of them are bonus points, on top of the "
+                 f"{_fmt(result.max_score)} points of a full score.")
     if result.pending_points:
         text += (f" {_fmt(result.pending_points)} more points are for written answers that course staff "
                  f"grade by hand; they are not included here.")
@@ -62,8 +65,10 @@ def results_from_notebook(result: NotebookResult, assignment: "Assignment", *, v
                 output = check.message or ("passed" if passed else check.status)
             name = ("written answer" if check.status == "manual"
                     else assignment.check_property(exercise.id, check.name) or check.name)
-            tests.append({"name": f"{exercise.id}: {name}", "number": number, "score": check.awarded,
-                          "max_score": check.max_points, "status": "passed" if passed else "failed", "output": output})
+            # a bonus check is Gradescope's extra credit: it scores above its max_score of 0
+            tests.append({"name": f"{exercise.id}{' (bonus)' if exercise.bonus else ''}: {name}", "number": number,
+                          "score": check.awarded, "max_score": 0 if exercise.bonus else check.max_points,
+                          "status": "passed" if passed else "failed", "output": output})
     return {"score": result.score, "output": summary_line(result), "visibility": visibility,
             "tests": tests, "extra_data": {"seqgrade": extra or {}}}
 

@@ -68,6 +68,8 @@ def total_line(result: NotebookResult) -> str:
                 f"({result.points - staff:g} automatic, {staff:g} by staff)")
     else:
         text = f"auto-graded: {result.points:g} of {result.gradable_points:g} points"
+    if result.bonus_points:
+        text += f", including {_points(result.bonus_points)} from bonus exercises (on top of the maximum)"
     if result.pending_points:
         text += f"; {result.pending_points:g} points pending manual grading"
     if result.late is not None:
@@ -128,8 +130,9 @@ def render(result: NotebookResult) -> str:
         checks = "".join(_check_row(c, assignment.check_property(e.id, c.name) if assignment else "") for c in e.checks)
         root = f'<p class="root">First problem: {escape(e.root_cause)}</p>' if e.root_cause else ""
         pending = f"; {e.pending_points:g} pending" if e.pending_points else ""
+        worth = f"bonus: {_points(e.max_score)}, on top of the maximum" if e.bonus else _points(e.max_score)
         rows.append(f'<section id="{escape(e.id)}"><h2><span>{escape(e.id)} <span class="note">'
-                    f'({_points(e.max_score)})</span></span>'
+                    f'({worth})</span></span>'
                     f'<span class="{e.status}">{e.score:g} / {e.max_score:g}{pending}</span></h2>{root}'
                     f'<table><colgroup><col style="width:34%"><col style="width:10%"><col style="width:9%"><col></colgroup>'
                     f'<tr><th>what is checked</th><th>status</th><th>points</th><th>details</th></tr>{checks}</table></section>')

@@ -36,7 +36,7 @@ def print_summary(result: NotebookResult, console: Console | None = None, *, det
         text = e.root_cause if details else ""
         status = "pending" if e.pending_points else "staff" if e.status == "manual" else e.status
         # Text, not markup: messages quote code such as seq[i : i + s], which rich would read as a style tag.
-        table.add_row(Text(e.id), f"{e.score:g}/{e.max_score:g}", Text(status, style=STYLE.get(status, "")),
+        table.add_row(Text(e.id + (" (bonus)" if e.bonus else "")), f"{e.score:g}/{e.max_score:g}", Text(status, style=STYLE.get(status, "")),
                       Text(clip(text, 240)))
     console.print(table)
     console.print(Text(f"{result.notebook}: {total_line(result)}"), soft_wrap=True)
