@@ -29,6 +29,7 @@ from .codec import decode_frame, encode_message
 from .limits import Limits
 
 NS_FLAGS = isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC | isolation.CLONE_NEWUTS | isolation.CLONE_NEWPID
+JAIL_FAILED = 70  # S's exit status when the jail's own code raised (S's set-up, or W's serve loop), never 0
 
 
 def _warm_up() -> None:
@@ -51,12 +52,11 @@ def _warm_up() -> None:
 
 
 def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -> None:
-    """In S, the student's process: finish the jail, drop privileges, then serve."""
+    """In S, the student's process: finish the jail, fork the worker, drop privileges (each), then serve."""
     os.setpgid(0, 0)  # the jail's own process group (M sets it too): killing it, or a student's killpg(0), spares M
     if limits.isolation == "namespaces":
         filesystem.enter_root(filesystem.STAGE)  # a private /proc, then the fresh root: the old one is gone
     isolation.set_rlimits(limits, cpu_s=limits.cpu_s, uid=os.getuid() if spec.get("uid") is None else spec["uid"])
-    isolation.drop_privileges(spec.get("uid"), spec.get("gid"))
     os.chdir(scratch)
     os.environ.clear()
     os.environ.update({"HOME": scratch, "TMPDIR": scratch, "MPLCONFIGDIR": scratch, "MPLBACKEND": "Agg",
@@ -77,7 +77,12 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     # sweeps up whatever outlives S.
     if limits.isolation != "namespaces":
         isolation.become_subreaper()
+    # The worker is forked before privileges are dropped. The kernel counts RLIMIT_NPROC per uid across the
+    # whole machine, and a jail of the same uid may still be dying (one whose student filled the allowance):
+    # forked as that uid, the worker could fail to exist and S would end before any cell ran. As root (or,
+    # rootless, in the jail's own user namespace, whose count is its own) the fork does not depend on them.
     worker = os.fork()
+    isolation.drop_privileges(spec.get("uid"), spec.get("gid"))
     if worker == 0:
         child.serve(sock)
         os._exit(0)
@@ -128,6 +133,8 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket, root: filesyst
         ctl.close()
         try:
             _jail_child(spec, limits, data, scratch)
+        except BaseException:
+            os._exit(JAIL_FAILED)
         finally:
             os._exit(0)
     data.close()

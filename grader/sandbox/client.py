@@ -39,6 +39,7 @@ from .replies import to_reply
 from .warmup import CallClock, callable_key
 
 MAX_RESTARTS = 20
+JAIL_END_WAIT_S = 15.0  # how long a killed jail may take to be gone (its monitor's own sweep is bounded by 10 s)
 MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
 
 
@@ -63,6 +64,11 @@ class Session(ObjectCalls):
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def _kill(self) -> None:
+        """Kill the jail and wait until it is gone. Its monitor exits only after every process of the jail has
+        been reaped, and the next jail runs as the same uid, whose processes the kernel counts (RLIMIT_NPROC)
+        across the machine: a jail killed while it held its whole allowance (a fork bomb) must not take part of
+        the next one's. Waiting costs what the kernel takes to end the processes (a few milliseconds)."""
+        killed = self.pidfd is not None
         if self.pgid is not None and self.limits.isolation != "namespaces":
             try:
                 os.killpg(self.pgid, signal.SIGKILL)
@@ -76,9 +82,12 @@ class Session(ObjectCalls):
                 pass
             os.close(self.pidfd)
             self.pidfd = None
-        for s in (self.sock, self.ctl):
-            if s is not None:
-                s.close()
+        if self.sock is not None:
+            self.sock.close()
+        if self.ctl is not None:
+            if killed:
+                _until_closed(self.ctl, JAIL_END_WAIT_S)
+            self.ctl.close()
         self.sock = self.ctl = None
 
     def _exit_detail(self) -> str:
@@ -134,9 +143,12 @@ class Session(ObjectCalls):
         else:
             self.sock, self.ctl = self.zygote.spawn(self.limits)
         self._handshake()
-        framing.send(self.sock, {"op": "run", "modules": self.modules,
-                                 "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
-        current, clock = None, CallClock(self.limits.cell_cpu_s, 0.0)
+        try:
+            framing.send(self.sock, {"op": "run", "modules": self.modules,
+                                     "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
+        except OSError:  # the jail ended before it could read which cells to run
+            self._never_started()
+        current, clock, heard = None, CallClock(self.limits.cell_cpu_s, 0.0), False
         while True:
             limit = self.limits.cell_timeout_s if current is not None else 10.0
             deadline = time.monotonic() + self._remaining(limit)
@@ -153,6 +165,8 @@ class Session(ObjectCalls):
                                                  f"of CPU time (or {self.limits.cell_timeout_s:g} s of waiting); later runs skip it"}
                 return self._start()
             except (framing.Closed, ProtocolError):
+                if not heard:
+                    self._never_started()
                 detail = self._exit_detail()
                 self._kill()
                 if current is None:
@@ -160,6 +174,7 @@ class Session(ObjectCalls):
                 self.skip[current] = {"index": current, "status": "error",
                                       "message": f"the cell ended the notebook's process ({detail or 'exit or crash'}); later runs skip it"}
                 return self._start()
+            heard = True
             op = msg.get("op")
             if op == "cell_start":
                 current = int(msg.get("index", -1))
@@ -178,6 +193,13 @@ class Session(ObjectCalls):
             else:
                 self._kill()
                 raise StudentCrashed("the notebook's process sent something unexpected while its cells ran")
+
+    def _never_started(self) -> None:
+        """The jail ended before its first message, so before any student code ran: the sandbox failed, not
+        the notebook (the grader's own failure: a batch records it and never charges the student)."""
+        detail = self._exit_detail()
+        self._kill()
+        raise SandboxError(f"the sandbox ended before it ran the notebook's cells ({detail or 'no exit status'})")
 
     def open(self) -> "Session":
         self._start()
@@ -324,3 +346,15 @@ class Session(ObjectCalls):
             if time.monotonic() < self.deadline:
                 self._broken.setdefault(name, exc)
             raise
+
+
+def _until_closed(ctl: socket.socket, timeout: float) -> None:
+    """Read what the monitor still sends until it closes its end (it has exited), or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        ctl.settimeout(left)
+        try:
+            if not ctl.recv(4096):
+                return
+        except OSError:  # socket.timeout included: give up waiting, the next jail starts anyway
+            return
