@@ -6,6 +6,7 @@ import os
 import secrets
 import shutil
 import socket
+import sysconfig
 import threading
 from pathlib import Path
 
@@ -44,8 +45,22 @@ except ImportError:
         session.close()
 
 
+# Places the jail's root binds from the machine: the jail's own package and the installed packages (a .pth
+# file there would run in every later Python, the grader's too). Read-only mounts keep them; as root the
+# sandbox uid's lack of permission does too, so only the user-namespace path shows the mounts at work.
+PLANTED = [os.path.join(PROJECT_ROOT, "grader", "jail", "seqgrade_pwned.py"),
+           os.path.join(sysconfig.get_path("purelib"), "seqgrade-pwned.pth")]
+
+
+def _remove_planted() -> list[str]:
+    left = [p for p in PLANTED if os.path.exists(p)]
+    for p in left:
+        os.remove(p)
+    return left
+
+
 def test_writes_outside_the_scratch_directory_fail(zygote, tmp_path):
-    targets = [os.path.join(PROJECT_ROOT, "README.md"), "/etc/seqgrade-pwned", str(tmp_path / "x"), "/var/tmp/x"]
+    targets = [os.path.join(PROJECT_ROOT, "README.md"), "/etc/seqgrade-pwned", str(tmp_path / "x"), "/var/tmp/x", *PLANTED]
     probe = f"""
 import os
 RESULTS = []
@@ -64,10 +79,12 @@ RESULTS.append(open('scratch.txt').read())
     session = run(zygote, probe)
     try:
         got = session.get("RESULTS")
-        assert "wrote" not in got[:4], got
-        assert got[4] == "ok"
+        assert "wrote" not in got[:-1], got
+        assert got[-1] == "ok"
     finally:
         session.close()
+        left = _remove_planted()
+    assert left == []
     assert not Path("/etc/seqgrade-pwned").exists() and not (tmp_path / "x").exists()
     if before is not None:
         assert Path(PROJECT_ROOT, "README.md").read_bytes() == before
@@ -130,7 +147,7 @@ for path in {[os.path.join(PROJECT_ROOT, 'reference', 'answers.py')]!r}:
         RESULTS.append('read')
     except OSError as exc:
         RESULTS.append(type(exc).__name__)
-for path in {[os.path.join(PROJECT_ROOT, 'README.md'), '/etc/pwned']!r}:
+for path in {[os.path.join(PROJECT_ROOT, 'README.md'), '/etc/pwned', *PLANTED]!r}:
     try:
         open(path, 'a').write('x')
         RESULTS.append('wrote')
@@ -154,13 +171,15 @@ except OSError:
         try:
             got = session.get("RESULTS")
             assert got[0] == "FileNotFoundError"
-            assert "wrote" not in got[1:3], got
+            assert "wrote" not in got[1:-2], got
             assert (readme.read_bytes() if readme.exists() else None) == before
-            assert got[3] == "mount refused"
-            assert got[4] == "no network"
+            assert got[-2] == "mount refused"
+            assert got[-1] == "no network"
             assert all(r.status == "passed" for r in score(session, "causal_mask"))
         finally:
             session.close()
+            left = _remove_planted()
+        assert left == []
 
 
 
