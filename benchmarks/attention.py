@@ -198,7 +198,7 @@ def timing_study(args) -> int:
         for r in rows:
             t = r[direction]
             failed_here = not (isinstance(r["check"]["ours"], tuple) and r["check"]["ours"][1])
-            cells = [f"{t[m]:.0f}" if m in t else ("FAIL" if m == "ours" and failed_here else "-") for m in names]
+            cells = [_fig(t[m]) if m in t else ("FAIL" if m == "ours" and failed_here else "-") for m in names]
             ratios = [f"{t['ours'] / t[m]:.2f}" if "ours" in t and m in t else "-" for m in rivals]
             print(f"| {r['d']} | {r['N']} | {'yes' if r['causal'] else 'no'} | " + " | ".join(cells + ratios) + " |")
     skipped = {f"{m} skipped: {r}" for row in rows for m, r in row["check"].items() if isinstance(r, str)}
@@ -210,6 +210,10 @@ def timing_study(args) -> int:
     if args.plot:
         _plot_timing(rows, names, args, str(dtype).replace("torch.", ""), unit)
     return 1 if failed else 0
+
+
+def _fig(x: float) -> str:
+    return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
 
 
 def _plot_timing(rows, names, args, dtype, unit):
