@@ -121,8 +121,8 @@ def launcher(kernel, stage: str, q: torch.Tensor, blocks: tuple[int, ...] | None
 
 class _Forced:
     def __init__(self, kernel, blocks):
-        m, n, warps, stages = (*blocks, 4, 2)[:4]
-        self.kernel, self.meta, self.launch = kernel, {"BLOCK_M": m, "BLOCK_N": n}, {"num_warps": warps, "num_stages": stages}
+        self.kernel, self.meta = kernel, {"BLOCK_M": blocks[0], "BLOCK_N": blocks[1]}
+        self.launch = {"num_warps": blocks[2] if len(blocks) > 2 else 4, "num_stages": blocks[3] if len(blocks) > 3 else 2}
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.kernel[lambda meta: grid({**meta, **self.meta})](
