@@ -62,6 +62,7 @@ class Root:
 
     binds: tuple[str, ...]
     links: tuple[tuple[str, str], ...]
+    refused: str = ""  # why no root can be built (raised by build_root: the rlimits level needs no root)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -135,7 +136,7 @@ def plan_root(maps: str = "/proc/self/maps") -> Root:
         names.append(folder if _SHARED_OBJECT.search(path) else path)
         needed.add(names[-1])
     links: list[tuple[str, str]] = []
-    binds = set()
+    binds, refused = set(), ""
     for name in names:
         if not name or not os.path.exists(name):
             continue
@@ -143,10 +144,9 @@ def plan_root(maps: str = "/proc/self/maps") -> Root:
         real = _resolve(os.path.abspath(name), found)
         if _inside(course, real) or (_inside(real, course) and _venv_of(real, course) is None):
             if name in needed:
-                raise JailSetupError(
-                    f"{real} holds both Python's packages and seqgrade's {package}: the jail could not show one "
-                    f"without the other. Install seqgrade in editable mode (pip install -e) or run it from a "
-                    f"checkout, outside the folders of the Python it uses")
+                refused = (f"{real} holds both Python's packages and seqgrade's {package}: the jail could not show "
+                           f"one without the other. Install seqgrade in editable mode (pip install -e) or run it "
+                           f"from a checkout, outside the folders of the Python it uses")
             continue  # the checkout itself (on sys.path for an editable install), or a folder around it
         binds.add(_venv_of(real, course) or real)
         links += found
@@ -162,7 +162,7 @@ def plan_root(maps: str = "/proc/self/maps") -> Root:
         if os.path.exists(path) and not any(_inside(path, k) for k in kept):
             kept.append(path)
     made = sorted({(p, t) for p, t in links if not any(_inside(p, k) for k in kept)})
-    return Root(binds=tuple(kept), links=tuple(made))
+    return Root(binds=tuple(kept), links=tuple(made), refused=refused)
 
 
 def _check(ret: int, what: str) -> None:
@@ -205,6 +205,8 @@ def build_root(root: Root, hide: list[str], scratch_mb: int, owner: tuple[int, i
     Every bind is read-only; ``/tmp/scratch`` (a tmpfs owned by ``owner``) is the only writable place.
     ``hide``: folders that must stay invisible even where one of the binds holds them (submissions or
     outputs kept in a virtual environment's folder, say); elsewhere the root has no place for them."""
+    if root.refused:
+        raise JailSetupError(root.refused)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     held = []  # opened before the stage covers /tmp, so that anything under /tmp can still be bound
     for path in root.binds:

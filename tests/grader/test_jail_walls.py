@@ -312,3 +312,28 @@ def test_the_rlimits_level_says_what_it_cannot_hide(released, monkeypatch, capsy
     assert cli.main(["batch", str(released[1].parent), "--assignment", "sequence_models", "--out",
                      str(released[1].parent.parent / "out"), "--isolation", "rlimits"]) == 1
     assert "hides no file" in capsys.readouterr().err
+
+
+def test_a_python_whose_packages_hold_seqgrade_gets_no_jail(tmp_path):
+    """Installed into site-packages (not editable), the grader sits beside the packages the jail must show:
+    the root is refused with the reason, when a jail is built (the rlimits level needs none)."""
+    import subprocess
+    import sys
+
+    from grader.jail import filesystem
+
+    python = str(tmp_path / "venv" / "bin" / "python")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    packages = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+    shutil.copytree(Path(PROJECT_ROOT, "grader", "jail"), Path(packages, "grader", "jail"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(Path(PROJECT_ROOT, "grader", "__init__.py"), Path(packages, "grader", "__init__.py"))
+    said = subprocess.run([python, "-c",
+                           "from grader.jail import filesystem; print(filesystem.plan_root().refused)"],
+                          check=True, capture_output=True, text=True, cwd=tmp_path).stdout
+    assert f"{os.path.realpath(packages)} holds both Python's packages and seqgrade's" in said
+    assert "pip install -e" in said
+    with pytest.raises(filesystem.JailSetupError, match="holds both"):
+        filesystem.build_root(filesystem.Root((), (), refused=said.strip()), [], 1, (0, 0))
+    assert filesystem.plan_root().refused == ""  # this checkout's own Python: a root can be built
