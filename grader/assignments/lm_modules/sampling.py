@@ -85,14 +85,18 @@ def _token_ids(value, B: int, context: str, strict: bool) -> torch.Tensor:
     return value
 
 
-def _draw(student, logits: torch.Tensor, temperature: float, seed: int, strict: bool = False) -> torch.Tensor:
+def _draw(student, logits: torch.Tensor, temperature: float, seed: int, strict: bool = False, again: bool = False):
+    """The draws as token ids; with ``again``, those of two calls in one request with one generator object."""
     args = [logits, temperature, Made("generator", seed=seed)]
     context = f"for sample_next(logits of shape {tuple(logits.shape)}, temperature={temperature}, generator)"
-    value = call(student, "sample_next", *args).value
-    ids = _token_ids(value, logits.shape[0], context, strict)
-    if bool(((ids < 0) | (ids >= logits.shape[1])).any()):
-        raise CheckFailed(f"{context}: some token ids are outside 0..{logits.shape[1] - 1}", kind="values")
-    return ids
+    reply = call(student, "sample_next", *args, again=again)
+    found = []
+    for value in (reply.value, reply.again) if again else (reply.value,):
+        ids = _token_ids(value, logits.shape[0], context, strict)
+        if bool(((ids < 0) | (ids >= logits.shape[1])).any()):
+            raise CheckFailed(f"{context}: some token ids are outside 0..{logits.shape[1] - 1}", kind="values")
+        found.append(ids)
+    return tuple(found) if again else found[0]
 
 
 def _sample_distribution(student, temperature: float) -> None:
@@ -176,13 +180,14 @@ def check_sample_next_temperature(student):
 
 
 def check_sample_next_reproducible(student):
-    """The same generator seed gives the same draws, and different seeds give different draws.
+    """The same generator seed gives the same draws, different seeds give different draws, and a second call with the same generator goes on with its stream.
 
     Not judged when the function returns the argmax whatever the generator (it draws nothing: the distribution check charges that) or its result cannot be read as token ids.
     """
     logits = LOGITS[2:].repeat(200, 1)  # (200, 5): a uniform distribution, 200 rows
-    first, again, other = (_draw(student, logits, 1.0, seed) for seed in (SEEDS[0], SEEDS[0], SEEDS[1]))
-    if not torch.equal(first, again):
+    (first, second), (again, again_second) = (_draw(student, logits, 1.0, SEEDS[0], again=True) for _ in range(2))
+    other = _draw(student, logits, 1.0, SEEDS[1])
+    if not (torch.equal(first, again) and torch.equal(second, again_second)):
         raise CheckFailed("sample_next gave different tokens for two generators seeded alike: it draws from somewhere "
                           "else (the global random state?) instead of the generator it was given", kind="values",
                           hint="Pass the generator to the draw: torch.multinomial(probs, 1, generator=generator).")
@@ -193,6 +198,14 @@ def check_sample_next_reproducible(student):
                             kind="not_judged")
         raise CheckFailed("sample_next gave the same 200 tokens for generators seeded differently: its draws do not "
                           "come from the generator", kind="values")
+    if torch.equal(first, second):  # a correct sampler repeats 200 uniform draws over 5 tokens with probability 5^-200
+        raise CheckFailed(
+            "sample_next(logits of shape (200, 5), temperature=1.0, generator) returned the same 200 tokens when called "
+            "twice with one generator: the second call should go on from where the first left the generator's stream, "
+            "as drawing with the generator itself does; a copy of its state, or a stream seeded again from its seed, "
+            "starts from the beginning every time", kind="values",
+            hint="Draw with the generator you were given (torch.multinomial(probs, 1, generator=generator)); never copy "
+                 "its state or seed another stream from generator.initial_seed().")
 
 
 # --- generate ---------------------------------------------------------------------------------------------------
@@ -228,14 +241,21 @@ def _prefix(rows: int, length: int, seed: int) -> torch.Tensor:
     return torch.from_numpy(np.random.default_rng(seed).integers(0, V, size=(rows, length)))  # (rows, length)
 
 
-def _generate(student, prefix, n_new, temperature, seed, strict: bool = False):
+def _generate(student, prefix, n_new, temperature, seed, strict: bool = False, again: bool = False):
     """The continuation as (B, T0 + n_new) token ids. Only the shape check (``strict``) charges its form: the
     other checks judge the n_new new tokens of a result that holds them with the prefix dropped, or in
-    another container."""
+    another container. With ``again``: the continuations of two calls in one request with one generator object."""
     args = [Made("served", name="model", handler=MODEL), prefix, n_new, temperature, Made("generator", seed=seed)]
     context = (f"for generate(model, prefix of shape {tuple(prefix.shape)}, n_new={n_new}, temperature={temperature}, "
                f"generator)")
-    value = call(student, "generate", *args).value
+    reply = call(student, "generate", *args, again=again)
+    if again:
+        return tuple(_continuation(v, prefix, n_new, context, strict) for v in (reply.value, reply.again))
+    return _continuation(reply.value, prefix, n_new, context, strict)
+
+
+def _continuation(value, prefix, n_new, context: str, strict: bool):
+    """What generate returned, read as the continuation of ``prefix`` (see _generate)."""
     want = (prefix.shape[0], prefix.shape[1] + n_new)
     if not strict:
         try:
@@ -349,14 +369,22 @@ def check_generate_greedy(student):
 
 
 def check_generate_reproducible(student):
-    """The same generator seed gives the same continuation, and different seeds give different ones.
+    """The same generator seed gives the same continuation, different seeds give different ones, and a second call with the same generator goes on with its stream.
 
     Not judged when the result cannot be read as the new tokens of each row (the shape check charges that).
     """
     prefix = _prefix(100, 2, 5)
-    first, again, other = (_generate(student, prefix, 3, 1.0, seed) for seed in (SEEDS[0], SEEDS[0], SEEDS[1]))
-    if not torch.equal(first, again):
+    (first, second), (again, again_second) = (_generate(student, prefix, 3, 1.0, SEEDS[0], again=True) for _ in range(2))
+    other = _generate(student, prefix, 3, 1.0, SEEDS[1])
+    if not (torch.equal(first, again) and torch.equal(second, again_second)):
         raise CheckFailed("generate gave different continuations for two generators seeded alike: it draws from "
                           "somewhere other than the generator it was given", kind="values")
     if torch.equal(first, other):
         raise CheckFailed("generate gave the same continuations for generators seeded differently", kind="values")
+    if torch.equal(first, second):  # for a correct generate, at most 0.675^300 (about 4e-52): the 300 new tokens
+        raise CheckFailed(  # each repeat with probability sum(p^2) <= 0.675 for the served model at temperature 1
+            "generate(model, prefix of shape (100, 2), n_new=3, temperature=1.0, generator) returned the same 100 "
+            "continuations when called twice with one generator: every draw should come from the generator you were "
+            "given, which goes on from where the last draw left it; a new generator seeded from its seed repeats the "
+            "same draws every time", kind="values",
+            hint="Pass the generator you were given to every draw: sample_next(logits, temperature, generator).")
