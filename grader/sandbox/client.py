@@ -12,6 +12,7 @@ import select
 import signal
 import socket
 import time
+import weakref
 from typing import Mapping, Sequence
 
 from grader.checking.allowance import MIN_FRAME_BYTES, CallAllowance
@@ -40,6 +41,8 @@ from .warmup import CallClock, callable_key
 
 MAX_RESTARTS = 20
 JAIL_END_WAIT_S = 15.0  # how long a killed jail may take to be gone (its monitor's own sweep is bounded by 10 s)
+# Jails killed and perhaps not gone yet, per zygote (every jail of a zygote runs as its uid): their monitors' sockets.
+_ENDING: "weakref.WeakKeyDictionary[Zygote, list[socket.socket]]" = weakref.WeakKeyDictionary()
 MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
 
 
@@ -64,10 +67,8 @@ class Session(ObjectCalls):
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def _kill(self) -> None:
-        """Kill the jail and wait until it is gone. Its monitor exits only after every process of the jail has
-        been reaped, and the next jail runs as the same uid, whose processes the kernel counts (RLIMIT_NPROC)
-        across the machine: a jail killed while it held its whole allowance (a fork bomb) must not take part of
-        the next one's. Waiting costs what the kernel takes to end the processes (a few milliseconds)."""
+        """Kill the jail; the next jail of this zygote waits until it is gone before it runs any cell
+        (_await_ended)."""
         killed = self.pidfd is not None
         if self.pgid is not None and self.limits.isolation != "namespaces":
             try:
@@ -86,8 +87,9 @@ class Session(ObjectCalls):
             self.sock.close()
         if self.ctl is not None:
             if killed:
-                _until_closed(self.ctl, JAIL_END_WAIT_S)
-            self.ctl.close()
+                _ENDING.setdefault(self.zygote, []).append(self.ctl)
+            else:
+                self.ctl.close()
         self.sock = self.ctl = None
 
     def _exit_detail(self) -> str:
@@ -143,6 +145,7 @@ class Session(ObjectCalls):
         else:
             self.sock, self.ctl = self.zygote.spawn(self.limits)
         self._handshake()
+        _await_ended(self.zygote)
         try:
             framing.send(self.sock, {"op": "run", "modules": self.modules,
                                      "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
@@ -346,6 +349,17 @@ class Session(ObjectCalls):
             if time.monotonic() < self.deadline:
                 self._broken.setdefault(name, exc)
             raise
+
+
+def _await_ended(zygote: Zygote) -> None:
+    """Wait until every jail of ``zygote`` that was killed is gone. A monitor exits only after every process
+    of its jail has been reaped, and the next jail runs as the same uid, whose processes the kernel counts
+    (RLIMIT_NPROC) across the machine: a jail killed while it held its whole allowance (a fork bomb) must not
+    take part of the next one's. Done just before the next jail runs its cells, so the kernel's work (25-35 ms
+    on a loaded machine) overlaps the new jail's set-up, and grading the next notebook is not held up."""
+    for ctl in _ENDING.pop(zygote, []):
+        _until_closed(ctl, JAIL_END_WAIT_S)
+        ctl.close()
 
 
 def _until_closed(ctl: socket.socket, timeout: float) -> None:
