@@ -118,8 +118,8 @@ class PeakMemory:
     (VmHWM, reset through /proc/PID/clear_refs) minus what it held at the start, a process that started
     meanwhile counting whole: there a process that resets its own mark could hide a peak, so that path is
     for machines without root (and for the nbgrader hook, which has no isolation at all). Either way it
-    is at least what the call touched (:mod:`grader.jail.touched`), so memory an earlier cell made
-    resident and the call fills counts too."""
+    is at least what the call touched (:mod:`grader.sandbox.touched`), so memory an earlier cell made
+    resident and the call fills counts too, in private, shared or file mappings alike."""
 
     def __init__(self, root: int | str):
         self.root, self.bytes, self.start, self.cgroup = root, None, {}, None
