@@ -4,7 +4,7 @@
 
 1. Originals, per assignment: the solution, the solution with each of the course corpus's alternative
    solutions (tests/corpus/courses/<assignment>/alternative), and the solution with the wrong cells of
-   grader/course/samples.py. A planted copy is an original after one transformation, or several:
+   grader/assignments/<assignment>/samples.py. A planted copy is an original after one transformation, or several:
    - rename: every local variable and parameter renamed (tokens, layout kept);
    - reorder: the top-level statements after the imports in reverse order (each one's own text kept);
    - comments: every comment removed and a comment line put before every third line;

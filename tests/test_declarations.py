@@ -5,14 +5,19 @@ For every declared exercise of every assignment: a function or class has a refer
 those of the stub the released notebook defines (they name the arguments in failure messages); a function is
 served to the assignment's other exercises (its reference as a stand-in) with a cost model, and one that
 another exercise requires has a stand-in; every assignment has wrong and hostile sample cells for the demo,
-each replacing a cell the notebook has. The tests at the end show each rule failing on a declaration that
-lacks the item.
+each replacing a cell the notebook has; and every self-check passes on the declared reference (the self-check
+is the reference's oracle test too). The tests at the end show each rule failing on a declaration that lacks
+the item.
 """
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
+import importlib.util
 import inspect
+import io
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +30,8 @@ from grader.checking.exercise import Assignment, Exercise
 from grader.checking.standins import for_exercise
 from grader.course.release import release
 from grader.course.samples import SampleCells, sample_cells
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _grade_id(cell) -> str:
@@ -104,10 +111,52 @@ def problems(assignment: Assignment, cells: dict[str, str], samples: SampleCells
     return found
 
 
-@pytest.mark.parametrize("assignment_id", sorted(ASSIGNMENTS))
-def test_every_declared_exercise_is_complete(assignment_id):
-    assignment = get_assignment(assignment_id)
-    assert problems(assignment, released_cells(assignment_id), sample_cells(assignment_id)) == []
+@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+def test_every_declared_exercise_is_complete(assignment):
+    declared = get_assignment(assignment)
+    assert problems(declared, released_cells(assignment), sample_cells(assignment)) == []
+
+
+def self_checks(assignment: str):
+    """The assignment's selfcheck module, loaded from its source folder as the notebook loads it."""
+    folder = ROOT / "assignments" / "source" / assignment
+    spec = importlib.util.spec_from_file_location(f"selfcheck_of_{assignment}", folder / "selfcheck.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(folder))  # its shared helper, selfcheck_base.py, ships beside it
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(folder))
+    return module
+
+
+def self_checks_on_references(module, assignment: Assignment) -> tuple[list[str], list[str]]:
+    """Each self-check of ``module`` run on the declared references (a self-check takes the notebook's functions
+    by name: selfcheck.check_forward(forward, recurrent_unit)): (the ones run, how each that failed failed)."""
+    declared = {e.id: e for e in assignment.exercises}
+    ran, failed = [], []
+    for name, check in vars(module).items():
+        params = list(inspect.signature(check).parameters) if name.startswith("check_") and callable(check) else []
+        if not params or not all(p in declared and declared[p].reference is not None for p in params):
+            continue
+        ran.append(name)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            try:
+                check(*(declared[p].reference for p in params))
+            except Exception as exc:  # a self-check fails its cell with the smallest counterexample
+                failed.append(f"{assignment.id}: {name} fails on the reference: {exc}")
+                continue
+        if "[ok]" not in out.getvalue():
+            failed.append(f"{assignment.id}: {name} printed {out.getvalue()!r} on the reference")
+    return ran, failed
+
+
+@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+def test_every_self_check_passes_on_the_declared_reference(assignment):
+    """A self-check tests the student's function against an independent oracle (torch's own module, a worked
+    example, a law), so it tests the reference too: the two must agree."""
+    ran, failed = self_checks_on_references(self_checks(assignment), get_assignment(assignment))
+    assert ran and failed == []
 
 
 # --- each rule fails on a declaration that lacks its item -----------------------------------------------------
@@ -167,3 +216,12 @@ def test_missing_or_stray_sample_cells_are_caught():
     assert problems(assignment, cells, stray) == [
         "attention: the wrong sample cell 'flash_attention' replaces no cell of the notebook",
         "attention: the wrong sample cell 'flash_attention' is no declared exercise"]
+
+
+def test_a_reference_its_self_check_refutes_is_caught():
+    def receptive_field(kernel_size, dilations):
+        return (kernel_size - 1) * sum(dilations)  # forgets the current input
+
+    wrong = _without(get_assignment("rnn_lm"), "receptive_field", reference=receptive_field)
+    ran, failed = self_checks_on_references(self_checks("rnn_lm"), wrong)
+    assert "check_receptive_field" in ran and len(failed) == 1 and "check_receptive_field fails" in failed[0]
