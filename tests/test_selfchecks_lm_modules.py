@@ -33,9 +33,9 @@ CAUGHT = {
     "sample_next": ["sample_ignores_temperature", "sample_scales_probabilities_by_temperature",
                     "sample_multiplies_logits_by_temperature", "sample_always_argmax",
                     "sample_normalises_logits_linearly", "sample_global_rng", "sample_divides_by_zero_temperature",
-                    "sample_keeps_the_sample_axis"],
+                    "sample_keeps_the_sample_axis", "sample_copies_the_generator", "sample_reseeds_from_the_initial_seed"],
     "generate": ["generate_first_position", "generate_last_token_only", "generate_drops_the_prefix",
-                 "generate_global_rng"],
+                 "generate_global_rng", "generate_reseeds_every_step"],
 }
 
 

@@ -13,8 +13,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from selfcheck_base import PropertyFailed, SelfCheckFailed, one_line_checks  # noqa: F401
-from selfcheck_base import randn as _randn, require as _require, run as _run
+from selfcheck_base import keep_only as _keep_only, randn as _randn, require as _require, run as _run
+from selfcheck_base import stand_in as _stand_in, standing_in as _standing_in
 from torch import nn
+from torch.func import functional_call
 
 _SETTINGS = settings(max_examples=20, derandomize=True, database=None, deadline=None,
                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
@@ -64,12 +66,55 @@ def _copy_cell(state: dict, prefix: str, into, suffix: str) -> None:
             getattr(into, f"bias_{side}{suffix}").copy_(state[f"{prefix}{linear}.bias"])
 
 
+# A class's self-check judges that class alone: while RNNLayer's runs, the RecurrentCell it builds is your class
+# (your __init__, your attributes) with the contract's Linear layers and a tanh step of torch's, not the exercise's
+# relu; while RNNLanguageModel's runs, each RNNLayer is your class too, running torch.nn.RNN(tanh) with its cell's
+# weights. The expected values come from torch with the same tanh step.
+
+def _torch_weights(cell, suffix: str) -> dict:
+    """A cell's Linear layers as torch.nn.RNNCell / RNN parameters (weight_ih<suffix>, ..., bias_hh<suffix>)."""
+    return {f"{kind}_{side}{suffix}": getattr(getattr(cell, linear), kind)
+            for side, linear in (("ih", "input_to_hidden"), ("hh", "hidden_to_hidden")) for kind in ("weight", "bias")}
+
+
+def _cell_layout(cell, input_dim, hidden_dim) -> None:
+    want = _cell_shapes("", input_dim, hidden_dim)
+    for name in _LINEARS:
+        rows, cols = want[f"{name}.weight"]
+        have = cell._modules.get(name)
+        if not (type(have) is nn.Linear and have.bias is not None and tuple(have.weight.shape) == (rows, cols)):
+            nn.Module.__setattr__(cell, name, nn.Linear(cols, rows))
+    _keep_only(cell, want)
+
+
+def _tanh_step(cell, x, h_prev):
+    rnn = nn.RNNCell(x.shape[-1], h_prev.shape[-1], nonlinearity="tanh", device="meta")
+    return functional_call(rnn, _torch_weights(cell, ""), (x, h_prev))
+
+
+def _layer_layout(layer, input_dim, hidden_dim) -> None:
+    if _shapes(layer) != _cell_shapes("cell.", input_dim, hidden_dim):
+        cell = nn.Module()
+        _cell_layout(cell, input_dim, hidden_dim)
+        nn.Module.__setattr__(layer, "cell", cell)
+
+
+def _tanh_layer(layer, x_seq, h):
+    rnn = nn.RNN(x_seq.shape[-1], h.shape[-1], nonlinearity="tanh", batch_first=True, device="meta")
+    return functional_call(rnn, _torch_weights(layer.cell, "_l0"), (x_seq, h[None]))[0]
+
+
+_STAND_INS = {"RecurrentCell": lambda cls, space, name: _stand_in(cls, space, name, _cell_layout, _tanh_step),
+              "RNNLayer": lambda cls, space, name: _stand_in(cls, space, name, _layer_layout, _tanh_layer)}
+
+
 def _stateless(module, args: tuple, other: tuple, what: str) -> None:
     first = module(*args).detach().clone()
     module(*other)
     again = module(*args)
     _require(torch.equal(first, again.detach()), f"{what}: the same call gave another result after a call with other "
-                                                 f"inputs: keep states in local variables, not on self")
+                                                 f"inputs: it keeps state between calls; keep states in local "
+                                                 f"variables, not on self")
 
 
 # --- 1. RecurrentCell -----------------------------------------------------------------------------------
@@ -117,6 +162,11 @@ def check_recurrent_cell(RecurrentCell) -> bool:
 # --- 2. RNNLayer ----------------------------------------------------------------------------------------
 
 def check_rnn_layer(RNNLayer) -> bool:
+    with _standing_in(RNNLayer, {"RecurrentCell": _STAND_INS["RecurrentCell"]}):
+        return _check_rnn_layer(RNNLayer)
+
+
+def _check_rnn_layer(RNNLayer) -> bool:
     def parameters():
         _require_shapes(RNNLayer(3, 4), _cell_shapes("cell.", 3, 4), "RNNLayer(3, 4)")
 
@@ -124,13 +174,13 @@ def check_rnn_layer(RNNLayer) -> bool:
     @given(sizes, st.integers(1, 5), sizes, sizes, seeds)
     def matches_rnn(B, T, D, H, seed):
         layer = _randomize(RNNLayer(D, H).double(), seed)
-        oracle = nn.RNN(D, H, nonlinearity="relu", batch_first=True, dtype=torch.float64)
+        oracle = nn.RNN(D, H, nonlinearity="tanh", batch_first=True, dtype=torch.float64)
         _copy_cell(layer.state_dict(), "cell.", oracle, "_l0")
         x_seq, h = _randn(seed + 10, B, T, D).requires_grad_(), _randn(seed + 11, B, H)
         what = f"B={B}, T={T}, input_dim={D}, hidden_dim={H}"
         got, want = layer(x_seq, h), oracle(x_seq, h[None])[0]
-        _close(got, want, f"{what}: the states (vs torch.nn.RNN(relu, batch_first=True) started from h; all T states, "
-                          f"stacked on dim 1)")
+        _close(got, want, f"{what}: the states (vs torch.nn.RNN(tanh, batch_first=True) started from h, your layer "
+                          f"running a tanh cell here; all T states, stacked on dim 1)")
         _require(got.requires_grad, f"{what}: the states should be built from torch operations, so autograd can follow them")
         cotangent = _randn(seed + 12, B, T, H)
         (g,) = torch.autograd.grad((got * cotangent).sum(), x_seq)
@@ -138,22 +188,26 @@ def check_rnn_layer(RNNLayer) -> bool:
                f"{what}: the gradient with respect to x_seq (vs torch.nn.RNN's; does every step's state keep its "
                f"history for autograd?)")
 
+    def stateless():
+        x_seq, h = _randn(1, 2, 3, 2), _randn(2, 2, 3)
+        _stateless(_randomize(RNNLayer(2, 3).double(), 1), (x_seq, h), (_randn(3, 2, 3, 2), _randn(4, 2, 3)), "RNNLayer")
+
     @_SETTINGS
     @given(st.integers(2, 5), seeds)
-    def causal_and_stateless(T, seed):
-        layer = _randomize(RNNLayer(2, 3).double(), seed)
+    def causal(T, seed):
         x_seq, h = _randn(seed + 1, 2, T, 2), _randn(seed + 2, 2, 3)
         changed = x_seq.clone()
         changed[:, -1] += 1.0
-        a, b = layer(x_seq, h).detach(), layer(changed, h).detach()
+        # each call on a layer of its own, built alike: only what the inputs do is compared
+        a, b = (_randomize(RNNLayer(2, 3).double(), seed)(xs, h).detach() for xs in (x_seq, changed))
         _require(a.shape == b.shape == (2, T, 3), f"expected states of shape (2, {T}, 3); got {tuple(a.shape)}")
         _require(torch.equal(a[:, :-1], b[:, :-1]), f"T={T}: changing the last input changed earlier states")
-        _stateless(layer, (x_seq, h), (_randn(seed + 3, 2, T, 2), _randn(seed + 4, 2, 3)), "RNNLayer")
 
     return _run("RNNLayer: parameters cell.input_to_hidden.*, cell.hidden_to_hidden.*", parameters) & \
-        _run("RNNLayer: states and their gradients agree with torch.nn.RNN(relu, batch_first=True) given the same "
-             "weights", matches_rnn) & \
-        _run("RNNLayer: a state does not depend on later inputs; no state kept between calls", causal_and_stateless)
+        _run("RNNLayer: states and their gradients agree with torch.nn.RNN(tanh, batch_first=True) given the same "
+             "weights (with a tanh cell, so that only the layer is judged)", matches_rnn) & \
+        _run("RNNLayer: no state kept between calls", stateless) & \
+        _run("RNNLayer: a state does not depend on later inputs", causal)
 
 
 # --- 3. RNNLanguageModel --------------------------------------------------------------------------------
@@ -166,9 +220,10 @@ def _model_shapes(V: int, E: int, H: int, L: int) -> dict:
 
 
 def _oracle_logits(model, tokens, V, E, H, L):
-    """nn.Embedding + one nn.RNN of L layers (relu; each from 0) + nn.Linear, with the model's weights."""
+    """nn.Embedding + one nn.RNN of L layers (tanh, as the layers run here; each from 0) + nn.Linear, with the
+    model's weights."""
     state = model.state_dict()
-    rnn = nn.RNN(E, H, num_layers=L, nonlinearity="relu", batch_first=True, dtype=torch.float64)
+    rnn = nn.RNN(E, H, num_layers=L, nonlinearity="tanh", batch_first=True, dtype=torch.float64)
     for l in range(L):
         _copy_cell(state, f"layers.{l}.cell.", rnn, f"_l{l}")
     embedded = state["embedding.weight"][tokens]  # (B, T, E)
@@ -176,6 +231,11 @@ def _oracle_logits(model, tokens, V, E, H, L):
 
 
 def check_language_model(RNNLanguageModel) -> bool:
+    with _standing_in(RNNLanguageModel, _STAND_INS):
+        return _check_language_model(RNNLanguageModel)
+
+
+def _check_language_model(RNNLanguageModel) -> bool:
     def parameters():
         _require_shapes(RNNLanguageModel(5, 3, 4, 2), _model_shapes(5, 3, 4, 2),
                         "RNNLanguageModel(vocab_size=5, embed_dim=3, hidden_dim=4, num_layers=2) (is self.layers an "
@@ -188,16 +248,17 @@ def check_language_model(RNNLanguageModel) -> bool:
         tokens = torch.from_numpy(np.random.default_rng(seed).integers(0, V, (B, T)))
         _close(model(tokens), _oracle_logits(model, tokens, V, E, H, L),
                f"vocab_size={V}, embed_dim={E}, hidden_dim={H}, num_layers={L}, tokens={tokens.tolist()}: the logits "
-               f"(vs nn.Embedding + nn.RNN(relu, num_layers={L}) + nn.Linear; every layer starts from 0)")
+               f"(vs nn.Embedding + nn.RNN(tanh, num_layers={L}) + nn.Linear, your layers running tanh here; every "
+               f"layer starts from 0)")
 
     @_SETTINGS
     @given(st.integers(2, 5), seeds)
     def causal(T, seed):
-        model = _randomize(RNNLanguageModel(4, 2, 3, 2).double(), seed)
         tokens = torch.from_numpy(np.random.default_rng(seed).integers(0, 4, (2, T)))
         changed = tokens.clone()
         changed[:, -1] = (changed[:, -1] + 1) % 4
-        a, b = model(tokens).detach(), model(changed).detach()
+        # each call on a model of its own, built alike: only what the tokens do is compared
+        a, b = (_randomize(RNNLanguageModel(4, 2, 3, 2).double(), seed)(t).detach() for t in (tokens, changed))
         _require(torch.equal(a[:, :-1], b[:, :-1]), f"T={T}: changing the last token changed earlier logits")
 
     def differentiable():
@@ -217,8 +278,8 @@ def check_language_model(RNNLanguageModel) -> bool:
                  "after .double() the logits should be float64 (make each layer's zero state in the dtype of its input)")
 
     return _run("RNNLanguageModel: parameters embedding, layers.<l>.cell.*, classification_head", parameters) & \
-        _run("RNNLanguageModel: agrees with nn.Embedding + nn.RNN(relu) + nn.Linear given the same weights",
-             matches_torch) & \
+        _run("RNNLanguageModel: agrees with nn.Embedding + nn.RNN + nn.Linear given the same weights (with tanh "
+             "layers, so that only the model is judged)", matches_torch) & \
         _run("RNNLanguageModel: logits do not depend on later tokens", causal) & \
         _run("RNNLanguageModel: gradients reach every parameter", differentiable) & \
         _run("RNNLanguageModel: float32 and, after .double(), float64", both_dtypes)
@@ -269,6 +330,10 @@ def check_sample_next(sample_next) -> bool:
         c = sample_next(logits, 1.0, torch.Generator().manual_seed(8))
         _require(torch.equal(a, b), "two generators seeded alike gave different tokens: draw with generator=generator")
         _require(not torch.equal(a, c), "generators seeded differently gave the same 200 tokens")
+        one = torch.Generator().manual_seed(9)
+        _require(not torch.equal(sample_next(logits, 1.0, one), sample_next(logits, 1.0, one)),
+                 "two calls with one generator gave the same 200 tokens: draw with the generator itself, which goes "
+                 "on from where its last draw left it (never a copy of its state or a stream seeded again from it)")
 
     return _run("sample_next: (B,) long; temperature 0 is the argmax", shape_and_argmax) & \
         _run("sample_next: frequencies follow softmax(logits / temperature)", frequencies) & \
@@ -320,6 +385,10 @@ def check_generate(generate) -> bool:
         runs = [generate(_soft_model, start[:50], 5, 1.0, torch.Generator().manual_seed(s)) for s in (4, 4, 5)]
         _require(torch.equal(runs[0], runs[1]), "two generators seeded alike gave different continuations")
         _require(not torch.equal(runs[0], runs[2]), "generators seeded differently gave the same continuations")
+        one = torch.Generator().manual_seed(6)
+        _require(not torch.equal(*(generate(_soft_model, start[:50], 5, 1.0, one) for _ in range(2))),
+                 "two calls with one generator gave the same continuations: pass the generator you were given to "
+                 "every draw (never a new one seeded from it)")
 
     return _run("generate: (B, T0 + n_new) long, starting with the prefix", shape_and_prefix) & \
         _run("generate: each new token is drawn given the whole history", whole_history) & \
