@@ -61,15 +61,17 @@ def _points(x: float) -> str:
 def total_line(result: NotebookResult) -> str:
     """The notebook's total in words: what the grader scored, what course staff scored, what waits for
     them, and a late charge."""
-    marked = [c for e in result.exercises for c in e.checks if c.staff is not None]
+    bonus = result.bonus_points  # on top of the maximum
+    regular = result.points - bonus
+    marked = [c for e in result.exercises if not e.bonus for c in e.checks if c.staff is not None]
     if marked:
         staff = sum(c.staff.points for c in marked)
-        text = (f"graded: {result.points:g} of {result.gradable_points:g} points "
-                f"({result.points - staff:g} automatic, {staff:g} by staff)")
+        text = (f"graded: {regular:g} of {result.gradable_points:g} points "
+                f"({regular - staff:g} automatic, {staff:g} by staff)")
     else:
-        text = f"auto-graded: {result.points:g} of {result.gradable_points:g} points"
-    if result.bonus_points:
-        text += f", including {_points(result.bonus_points)} from bonus exercises (on top of the maximum)"
+        text = f"auto-graded: {regular:g} of {result.gradable_points:g} points"
+    if bonus:
+        text += f", and {_points(bonus)} from bonus exercises ({result.points:g} in all)"
     if result.pending_points:
         text += f"; {result.pending_points:g} points pending manual grading"
     if result.late is not None:

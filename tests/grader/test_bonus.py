@@ -82,8 +82,7 @@ def test_the_page_and_the_terminal_show_the_bonus_apart():
     from grader.report.terminal import print_summary
 
     result = _graded()
-    assert total_line(result) == ("auto-graded: 3.5 of 2 points, including 1.5 points from bonus exercises "
-                                  "(on top of the maximum)")
+    assert total_line(result) == "auto-graded: 2 of 2 points, and 1.5 points from bonus exercises (3.5 in all)"
     page = render(result)
     assert "(bonus: 1.5 points, on top of the maximum)" in page and "(2 points)" in page
     out = io.StringIO()
