@@ -51,7 +51,8 @@ def test_notebook_cells_match_the_registry(assignment):
     # Self-check cells are grade cells worth 0 points, so `nbgrader validate` reports one that fails.
     assert all(points == 0 for gid, points in grade_cells.items() if gid.startswith("selfcheck_"))
     graded = {gid: points for gid, points in grade_cells.items() if not gid.startswith("selfcheck_")}
-    assert graded == {(e.id if e.kind == "manual" else f"test_{e.id}"): e.points for e in spec.exercises}
+    # nbgrader's points: a bonus's cell is worth 0 (its points come on top, as nbgrader's extra credit)
+    assert graded == {(e.id if e.kind == "manual" else f"test_{e.id}"): e.max_points for e in spec.exercises}
     for e in spec.exercises:
         if e.kind == "manual":
             continue
@@ -131,7 +132,7 @@ def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothin
     subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, check=True, capture_output=True)
     from nbgrader.api import Gradebook
 
-    auto = {f"test_{e.id}": e.points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
+    auto = {f"test_{e.id}": e.max_points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for student, want in (("solution", auto), ("stubs", {k: 0.0 for k in auto})):
             sub = gb.find_submission_notebook(notebook.removesuffix(".ipynb"), assignment, student)
@@ -146,6 +147,9 @@ def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothin
             if student == "solution":  # one line, no error, no echoed True/False
                 assert text.startswith("[ok] ") and text.count("\n") == 1 and not errors, (_grade_id(cell), text)
                 assert not [o for o in cell.outputs if o.output_type == "execute_result"], _grade_id(cell)
+            elif ASSIGNMENTS[assignment].exercise(_grade_id(cell).removeprefix("selfcheck_")).bonus:
+                # a bonus left undone fails nothing: its self-check says so in one line
+                assert text.startswith("[skipped] ") and text.count("\n") == 1 and not errors, (_grade_id(cell), text)
             else:  # the stub's NotImplementedError fails the cell, as nbgrader's convention has it
                 assert [e.ename for e in errors] == ["NotImplementedError"], (_grade_id(cell), cell.outputs)
                 assert "not implemented yet" in errors[0].evalue

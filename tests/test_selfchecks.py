@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import linecache
+import os
 import sys
 
 import nbformat
@@ -27,7 +29,8 @@ CAUGHT = {
     "attention": ["sdpa_no_scale", "sdpa_scale_one_over_dk", "sdpa_mask_inverted", "mha_mask_inverted",
                   "self_attention_scaled_by_model_width"],
     "recursive_attention": ["partial_scale_by_d", "merge_weights_swapped", "tiled_causal_one_ahead",
-                            "tiled_causal_diagonal_masked"],
+                            "tiled_causal_diagonal_masked", "kernel_running_sum_not_rescaled", "kernel_no_causal_mask",
+                            "kernel_lse_in_base_2"],
     "rnn_lm": ["rnn_states_transposed_w_hh", "lstm_gate_order_swapped", "context_scaled_by_sqrt_d",
                "conv_padded_on_the_right"],
 }
@@ -64,18 +67,26 @@ class Notebook:
             if _grade_id(cell) in (replace or {}):
                 cell.source = replace[_grade_id(cell)]
         self.ns: dict = {"__name__": "__main__"}
+        self.environ = dict(os.environ)
 
     def define(self) -> "Notebook":
-        """Run every code cell except the self-checks and the hidden tests."""
-        saved = sys.modules.get("selfcheck")
+        """Run every code cell except the self-checks and the hidden tests. As IPython does, each cell's text is
+        where inspect finds it (triton.jit reads a kernel's source); what a cell sets in the environment (the
+        bonus cell's TRITON_INTERPRET) stays in this notebook, for its self-checks."""
+        saved, environ = sys.modules.get("selfcheck"), dict(os.environ)
         sys.modules["selfcheck"] = self.selfcheck
         try:
             for cell in self.nb.cells:
                 if cell.cell_type == "code" and not is_test_cell(cell):
+                    name = f"<{_grade_id(cell) or 'cell'}>"
+                    linecache.cache[name] = (len(cell.source), None, cell.source.splitlines(True), name)
                     with contextlib.redirect_stdout(io.StringIO()):
-                        exec(compile(cell.source, f"<{_grade_id(cell) or 'cell'}>", "exec"), self.ns)
+                        exec(compile(cell.source, name, "exec"), self.ns)
         finally:
             sys.modules.pop("selfcheck") if saved is None else sys.modules.__setitem__("selfcheck", saved)
+            self.environ = dict(os.environ)
+            os.environ.clear()
+            os.environ.update(environ)
         return self
 
     def self_checks(self) -> dict[str, str]:
@@ -85,9 +96,15 @@ class Notebook:
         """Run one self-check cell and return what it printed; the value of its last line must be None."""
         out = io.StringIO()
         body, last = source.rstrip().rsplit("\n", 1)
-        with contextlib.redirect_stdout(out):
-            exec(body, self.ns)
-            value = eval(last, self.ns)
+        environ = dict(os.environ)
+        os.environ.update(self.environ)
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(body, self.ns)
+                value = eval(last, self.ns)
+        finally:
+            os.environ.clear()
+            os.environ.update(environ)
         assert value is None, f"the cell would echo {value!r}"
         return out.getvalue()
 

@@ -6,7 +6,7 @@ from grader.checking import standin_costs as costs
 from grader.checking.exercise import Assignment, Check, Exercise
 from reference import recursive as ref
 
-from . import blockwise as B, io_counts as IO, partials as P, tiled as TL
+from . import blockwise as B, flash_kernel as FK, io_counts as IO, partials as P, tiled as TL
 
 ASSIGNMENT = Assignment(
     id="recursive_attention",
@@ -57,5 +57,21 @@ ASSIGNMENT = Assignment(
         ), probe=IO.PROBE_ATTENTION_IO,
             reference=ref.attention_io, cost=costs.constant_cost),
         Exercise("TILING_DOES_NOT_HELP", "answer", (Check(IO.check_answer_tiling_does_not_help, 1.0),)),
+        # The bonus: the forward kernel in Triton, run in Triton's interpreter in the jail (grader.jail.zygote).
+        Exercise("flash_forward", "function", (
+            Check(FK.check_flash_forward_values, 1.5, "One program per block of queries: for each block of keys, "
+                  "s = tl.dot(q, tl.trans(k)) * scale, then the running max m, sum l and output acc of online softmax; "
+                  "O = acc / l at the end."),
+            Check(FK.check_flash_forward_causal_values, 1.0, "With CAUSAL, stop at the diagonal block and set s to -inf "
+                  "where the key's index exceeds the query's."),
+            Check(FK.check_flash_forward_lse, 1.0, "lse = m + log(l), in natural-log units, one number per query."),
+            Check(FK.check_flash_forward_causality, 0.5, judges="own"),
+            Check(FK.check_flash_forward_query_permutation_equivariance, 0.5, judges="own"),
+            Check(FK.check_flash_forward_key_permutation_invariance, 0.5, judges="own"),
+        ), probe=FK.PROBE_FLASH_FORWARD, bonus=True, unjudgeable=FK.triton_missing,
+            # each call runs the kernel in Triton's interpreter: the slowest honest call used 56 ms in-process
+            # (benchmarks/call_cpu.py, the solution and the alternative kernel)
+            call_cpu_s=1.0,
+            reference=ref.flash_forward, cost=costs.partial_cost),
     ),
 )
