@@ -74,7 +74,6 @@ COURSE_RULES = (
     "tests/test_courses.py::test_every_assignment_has_a_corpus_and_is_listed_in_course_order",
     "tests/test_courses.py::test_list_shows_every_assignment",
     "tests/test_layering.py",
-    "tests/test_declarations.py",
 )
 
 
