@@ -67,3 +67,37 @@ def test_new_exercise_refuses_an_undeclared_exercise_or_one_with_cells(tmp_path,
     with pytest.raises(ScaffoldError, match="already has cells for lstm_cell"):
         add_exercise_cells("rnn_lm", "lstm_cell", root=root)
     assert main(["new-exercise", "nope", "x"]) == 2 and "unknown assignment 'nope'" in capsys.readouterr().err
+
+
+def test_release_refuses_new_exercises_placeholders_unless_forced(tmp_path, capsys, monkeypatch):
+    """An author who filled in only the solution: release names the cells still holding new-exercise's text
+    (exit 2, nothing written); --force ships it and says which cells."""
+    import grader.course.release as release_module
+
+    DOCSTRING_PLACEHOLDER = "Say in one line what it returns."  # as new-exercise writes them (checked at the end)
+    QUESTION_PLACEHOLDER = "**Question.** Ask it here"
+    root, path = _course(tmp_path)
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "lstm_cell")
+    first, _, rest = cell.source.partition('"""')  # the docstring's own text, as new-exercise writes it
+    cell.source = f'{first}"""{DOCSTRING_PLACEHOLDER}"""{rest.partition(chr(34) * 3)[2]}'
+    nb.cells.insert(3, nbformat.v4.new_markdown_cell(f"{QUESTION_PLACEHOLDER}, and say what type `X` must have.", id="md-x"))
+    nbformat.write(nb, path)
+    monkeypatch.setattr(release_module, "ASSIGNMENTS_ROOT", root)
+    for args in (["rnn_lm", "--out", str(tmp_path / "r")], ["--all", "--out", str(tmp_path / "r"), "--solutions-out", str(tmp_path / "s")]):
+        assert main(["release", *args]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "placeholder text seqgrade new-exercise wrote" in err and "--force" in err
+        assert args[0] != "rnn_lm" or f"cell lstm_cell: {DOCSTRING_PLACEHOLDER!r}" in err and "cell md-x" in err
+        assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists()  # --all: checked before anything is written
+    assert main(["release", "rnn_lm", "--out", str(tmp_path / "r"), "--force"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: rnn_lm.ipynb, cell lstm_cell still holds the placeholder" in out and "cell md-x" in out
+    assert DOCSTRING_PLACEHOLDER in (tmp_path / "r" / "rnn_lm" / "rnn_lm.ipynb").read_text()
+    from grader.course.release import PlaceholderLeft
+    from grader.course.scaffold import PLACEHOLDERS
+
+    assert {DOCSTRING_PLACEHOLDER, QUESTION_PLACEHOLDER} <= set(PLACEHOLDERS)
+    with pytest.raises(PlaceholderLeft) as refused:
+        release_module.release("rnn_lm", tmp_path / "again", root=root)
+    assert sorted(c for c, _ in refused.value.found) == ["lstm_cell", "md-x"] and not (tmp_path / "again").exists()

@@ -41,7 +41,7 @@ def test_try_runs_the_zips_run_autograder_and_prints_results_json(solution, caps
 
 
 def _previous(hours_ago: float, score: float, *, limited: bool = False) -> dict:
-    seqgrade = {"rate_limited": True} if limited else {}
+    seqgrade = {"rate_limited": True, "graded": False} if limited else {"graded": True}
     return {"submission_time": (NOW - timedelta(hours=hours_ago)).isoformat(), "score": score,
             "results": {"score": score, "output": f"{score:g} of 38 points.", "tests": [{"name": "t", "score": score}],
                         "extra_data": {"seqgrade": seqgrade}}}
@@ -65,6 +65,29 @@ def test_the_limit_re_shows_the_latest_graded_result_and_says_when_the_next_is_g
     assert shown["output"].endswith("20 of 38 points.")
     (tmp_path / "submission_metadata.json").write_text("{not json")
     assert limited_results(tmp_path, limit) is None  # unreadable metadata never costs the student a grade
+
+
+def test_the_limit_counts_graded_submissions_only(tmp_path):
+    """A PDF upload and a run where the autograder itself failed were never graded: with 1 per 24 h, a correct
+    notebook after either is graded (before: 0 points and "wait a day")."""
+    from grader.gradescope.results_json import results_for_failure
+
+    def not_graded(hours_ago: float, why: str) -> dict:
+        results = results_for_failure(f"Not graded: {why}", extra={"seqgrade_version": "0.3.0", "graded": False})
+        return {"submission_time": (NOW - timedelta(hours=hours_ago)).isoformat(), "score": 0, "results": results}
+
+    limit = RateLimit.parse("1/24h")
+    pdf = not_graded(3, "no notebook (.ipynb) in the submission: report.pdf")
+    failed = not_graded(2, "the autograder itself failed (OSError: disk full)")
+    legacy = {**pdf, "results": results_for_failure("Not graded: no notebook", extra={"seqgrade_version": "0.2.0"})}
+    unrun = {"submission_time": (NOW - timedelta(hours=1)).isoformat(), "score": 0, "results": None}
+    _metadata(tmp_path, [pdf, failed, legacy, unrun])
+    assert limited_results(tmp_path, limit) is None
+    graded = _previous(4, 20)  # an older zip's graded run: its results have the notebook's status
+    graded["results"]["extra_data"]["seqgrade"] = {"status": "graded"}
+    _metadata(tmp_path, [graded, pdf, failed])
+    shown = limited_results(tmp_path, limit)
+    assert shown is not None and shown["score"] == 20 and "you have had 1 in the last 24 hours" in shown["output"]
 
 
 @pytest.mark.parametrize("text", ["3", "0/1h", "2/0h", "2/h", "2/3w", "a/1h"])

@@ -1,13 +1,15 @@
 """What a batch reads from a submitted notebook's JSON besides its grade: the free-text answers of the
-manual questions, whether it is the released notebook handed back unchanged, and its code cells (for the
-similarity report).
+manual questions (and which of them are left exactly as released: unanswered), whether it is the released
+notebook handed back unchanged, and its code cells (for the similarity report; their digest binds an
+override to the code it was made on).
 
-Both are read in the trusted process from the parsed JSON only (``grader.notebook.read_notebook``);
+All are read in the trusted process from the parsed JSON only (``grader.notebook.read_notebook``);
 nothing in the notebook is executed or imported.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass, field
 
 from grader.assignments.registry import Assignment
@@ -22,6 +24,16 @@ class NotebookFacts:
     answers: dict = field(default_factory=dict)  # manual question id -> the student's text ("" when absent)
     release_identical: bool = False
     code: str = ""  # the student's code cells, test cells left out (the similarity report compares them)
+    unanswered: tuple[str, ...] = ()  # manual questions whose answer cell is exactly as released
+
+    @property
+    def code_sha256(self) -> str:
+        """What the grader ran, as a digest: an override is bound to it (``grader.batch.staff``)."""
+        return code_digest(self.code)
+
+
+def code_digest(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _text(cell: dict) -> str:
@@ -44,9 +56,9 @@ def _normal(source: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozenset]:
-    """(sources of the released stubs a student must fill in, sources of every released code cell), from
-    the student version generated in memory exactly as ``seqgrade release`` makes it."""
+def released_notebook(assignment_id: str, notebook: str):
+    """The student version of the assignment's notebook, generated in memory exactly as ``seqgrade release``
+    makes it (read only: it is shared)."""
     import nbformat
 
     from .nbgrader_import import nbgrader_imported
@@ -54,11 +66,34 @@ def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozen
     nbgrader_imported()  # grader.course.release imports nbgrader, which a batch may be importing in the background
     from grader.course.release import STUDENT_STEPS, convert, source_dir
 
-    nb = convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
+    return convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
+
+
+@functools.lru_cache(maxsize=None)
+def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozenset]:
+    """(sources of the released stubs a student must fill in, sources of every released code cell)."""
+    nb = released_notebook(assignment_id, notebook)
     stubs = frozenset(_normal(c.source) for c in nb.cells
                       if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
     code = frozenset(_normal(c.source) for c in nb.cells if c.cell_type == "code")
     return stubs, code
+
+
+def released_answers(assignment: Assignment) -> dict[str, str]:
+    """Manual question id -> the text its answer cell is released with ("YOUR ANSWER HERE"), compared
+    as ``_normal`` text."""
+    questions = {e.id for e in assignment.exercises if e.kind == "manual"}
+    cells = released_notebook(assignment.id, assignment.notebook).cells
+    return {q: _normal("\n\n".join(c.source for c in cells if _grade_id(c) == q)) for q in questions}
+
+
+def unanswered(answers: dict[str, str], assignment: Assignment) -> tuple[str, ...]:
+    """The manual questions whose answer cell is exactly as released: nothing for staff to grade."""
+    try:
+        given = released_answers(assignment)
+    except (OSError, SeqgradeError):  # the assignment's source is not at hand: every answer waits for staff
+        return ()
+    return tuple(q for q, text in sorted(answers.items()) if q in given and given[q] and _normal(text) == given[q])
 
 
 def is_release_identical(cells: list, assignment: Assignment) -> bool:
@@ -104,4 +139,6 @@ def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
         identical = is_release_identical(cells, assignment)
     except (OSError, SeqgradeError):  # the assignment's source is not at hand (an installed copy without it)
         identical = False
-    return NotebookFacts(answers=manual_answers(cells, assignment), release_identical=identical, code=student_code(cells))
+    answers = manual_answers(cells, assignment)
+    return NotebookFacts(answers=answers, release_identical=identical, code=student_code(cells),
+                         unanswered=unanswered(answers, assignment))

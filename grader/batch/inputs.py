@@ -77,8 +77,8 @@ class Discovery:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     layout: str = ""
     workdir: str | None = None  # a temporary folder holding an extracted zip
-    # Students a Canvas export names who handed in files but no notebook: student -> a Job for the first of
-    # those files (name, late flag), and student -> the original names of all of them.
+    # Students a Canvas or Gradescope export names who handed in files but no notebook: student -> a Job for
+    # the first of those files (name, email, late flag), and student -> the original names of all of them.
     without_notebook: dict[str, Job] = field(default_factory=dict)
     not_notebooks: dict[str, str] = field(default_factory=dict)
     # Students whose submission could not be unpacked: one Job each, its ``problem`` saying why (their row
@@ -223,8 +223,9 @@ def _when(value) -> datetime.datetime | None:
     return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
 
 
-def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None]]:
-    """submission folder -> (its submitters, its time), from Gradescope's submission_metadata.yml."""
+def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None, str]]:
+    """submission folder -> (its submitters, its time, that time as the metadata writes it), from Gradescope's
+    submission_metadata.yml."""
     meta = min((e for e in entries if e.name == METADATA and e.path is not None), key=lambda e: (e.parts, e.order), default=None)
     if meta is None:
         return {}
@@ -243,7 +244,8 @@ def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], da
                 email = str(s.get(":email") or s.get("email") or "")
                 people.append(Person(student=str(s.get(":sid") or s.get("sid") or email or folder),
                                      name=str(s.get(":name") or s.get("name") or ""), email=email))
-        found[str(folder)] = (people or [Person(str(folder))], _when(entry.get(":created_at") or entry.get("created_at")))
+        created = entry.get(":created_at") or entry.get("created_at")
+        found[str(folder)] = (people or [Person(str(folder))], _when(created), "" if created is None else str(created))
     return found
 
 
@@ -264,9 +266,10 @@ def _candidates(entries: list[Entry], assignment: str, file_times: bool = False)
         for e in notebooks:
             folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
             if folder:
-                people, when = gradescope.get(folder, ([Person(folder)], None))
+                people, when, written = gradescope.get(folder, ([Person(folder)], None, ""))
                 rank = (when.timestamp() if when else float("-inf"), e.parts, e.order)
-                stamp = (when.isoformat(), "Gradescope created_at") if when else own(e)
+                # a time that cannot be read is kept as written: the late policy says so on the row
+                stamp = (when.isoformat() if when else written, "Gradescope created_at") if when or written else own(e)
                 found += [Candidate(person, e, rank, False, *stamp) for person in people]
         return "gradescope", found
     found = []
@@ -288,6 +291,24 @@ def _canvas_without_notebook(result: Discovery, named: set[str]) -> None:
             files = result.not_notebooks.get(m["user"])
             result.not_notebooks[m["user"]] = f"{files}, {m['orig']}" if files else m["orig"]
             result.without_notebook.setdefault(m["user"], Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"]))
+
+
+def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named: set[str]) -> None:
+    """Gradescope names a submission's students in its metadata: one who uploaded only a PDF still gets a row."""
+    people = _gradescope_people(entries)
+    for e in entries:
+        folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
+        if folder is None or e.name.endswith(".ipynb") or e.name == METADATA:
+            continue
+        submitters, when, written = people.get(folder, ([Person(folder)], None, ""))
+        for who in submitters:
+            if who.student in named:
+                continue
+            files = result.not_notebooks.get(who.student)
+            result.not_notebooks[who.student] = f"{files}, {e.name}" if files else e.name
+            result.without_notebook.setdefault(who.student, Job(
+                student=who.student, path=e.rel, name=who.name, email=who.email,
+                submitted=when.isoformat() if when else written, submitted_from="Gradescope created_at" if when or written else ""))
 
 
 def _choose(result: Discovery, found: list[Candidate]) -> None:
@@ -332,8 +353,11 @@ def discover(submissions: str | Path, assignment: str, *, file_times: bool = Fal
                 result.skipped.append((e.rel, "not a notebook (.ipynb)" if not e.name.endswith(".ipynb")
                                        else "not where this layout expects a submission"))
         _choose(result, found)
+        named = {job.student for job in result.jobs + result.unreadable}
         if result.layout == "canvas":
-            _canvas_without_notebook(result, {job.student for job in result.jobs + result.unreadable})
+            _canvas_without_notebook(result, named)
+        elif result.layout == "gradescope":
+            _gradescope_without_notebook(result, entries, named)
     except BaseException:
         result.cleanup()
         raise

@@ -16,7 +16,10 @@ due time, never below F percent of credit) or ``{"windows": [{"hours": 24, "cred
 "credit": 50}], "then": 0}`` (the credit of the first window the lateness falls in, ``then`` after the
 last). A time written without an offset (an extension's, a Canvas zip's file times, which carry none)
 is read in ``timezone``, else at the due time's offset, else in UTC; ``archive_timezone`` overrides that
-for the zip's file times. A date alone means the end of that day.
+for the zip's file times. A date alone covers all of that day (work handed in at 23:59:59.9 is on time).
+An extension ends after the due time; a row dated before it is refused (``ExtensionRefused``, naming the
+file's line). A submission time the policy cannot read is never taken as on time: no charge is applied
+and the row says "submission time unreadable", for the TA to decide.
 
 A submission's time comes from the export (``StudentRecord.submitted``). ``assess`` turns the policy and
 that time into a ``LateCharge``; ``grader.batch.totals.final_result`` applies it to the total, after
@@ -44,6 +47,15 @@ COURSE_VERSION = 1
 COURSE_FILE = "course.json"
 EXTENSION_COLUMNS = ("student", "due", "reason")
 ARCHIVE_TIME = "Canvas file time"  # a zip entry's time, which has no zone
+UNREADABLE = "submission time unreadable"  # how a row and the batch's notes begin when a time cannot be read
+
+
+class ExtensionRefused(UsageError):
+    """A row of the extensions file that would take time away: its due time is before the assignment's."""
+
+    def __init__(self, path, line_number: int, line: str, why: str):
+        super().__init__(f"{path}, line {line_number} ({line.strip()!r}): {why}")
+        self.path, self.line_number, self.line = str(path), line_number, line
 
 
 @dataclass(frozen=True)
@@ -111,8 +123,8 @@ def instant(text: str, zone: dt.tzinfo) -> dt.datetime:
         when = dt.datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
     except ValueError:
         raise UsageError(f"late policy: {text!r} is not a time (write it as 2025-10-20T23:59:00+02:00)") from None
-    if len(raw) == 10:  # a date: the end of that day
-        when = when.replace(hour=23, minute=59, second=59)
+    if len(raw) == 10:  # a date: all of that day, to its last microsecond
+        when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
     return when if when.tzinfo is not None else when.replace(tzinfo=zone)
 
 
@@ -231,9 +243,15 @@ def read_extensions(path: str | Path, policy: LatePolicy, students: dict) -> tup
             continue
         due = (row.get("due") or "").strip()
         try:
-            instant(due, policy.zone())
+            extended = instant(due, policy.zone())
         except UsageError as exc:
             raise UsageError(f"{path}, row {row_number}: {exc}") from None
+        if extended < policy.due_time():
+            line = reader.line_num  # the file's line that ends this row (rows are counted without blank lines)
+            raise ExtensionRefused(path, line, text.splitlines()[line - 1] if line <= len(text.splitlines()) else "",
+                                   f"the extension for {student!r} ends {_shown(extended, policy)}, before the assignment "
+                                   f"is due ({_shown(policy.due_time(), policy)}): an extension only gives more time "
+                                   f"(a typo in the date?)")
         extensions[student] = Extension(due, unquoted((row.get("reason") or "").strip()))
     return replace(policy, extensions=extensions), notes
 
@@ -274,19 +292,24 @@ def assess(policy: LatePolicy | None, student: str, who) -> Assessment:
                                      "policy is not applied (folder layouts: pass --file-times)",))
         return Assessment()
     archive = source == ARCHIVE_TIME and policy.archive_timezone
-    when = instant(submitted, _zone(policy.archive_timezone) if archive else policy.zone())
+    try:
+        when = instant(submitted, _zone(policy.archive_timezone) if archive else policy.zone())
+    except UsageError:  # not judged on time: the row says so, and the TA decides (an extension, or the export's time)
+        return Assessment(notes=(f"{UNREADABLE}: {submitted!r} ({source or 'the export'}) is not a time the late "
+                                 f"policy can read, so it was not applied; give the student an extension row to "
+                                 f"decide",))
     extension = policy.extensions.get(student)
     due, grace = policy.due_time(student), dt.timedelta(minutes=policy.grace_minutes)
     given = (f"extended to {_shown(due, policy)}" + (f": {extension.reason}" if extension.reason else "")
              if extension else f"due {_shown(due, policy)}")
     if when <= due + grace:
-        notes = []
+        if extension and when > policy.due_time() + grace:  # the extension explains an LMS's late flag too
+            return Assessment(decided=True, notes=(f"on time by its extension ({given})",))
         if who.late:
-            notes.append(f"the LMS marked it late, but its time {_shown(when, policy)} ({source}) is on time "
-                         f"under the late policy ({given}); check the policy's due time and archive_timezone")
-        if extension and when > policy.due_time() + grace:
-            notes.append(f"on time by its extension ({given})")
-        return Assessment(decided=True, notes=tuple(notes))
+            return Assessment(decided=True, notes=(
+                f"the LMS marked it late, but its time {_shown(when, policy)} ({source}) is on time under the late "
+                f"policy ({given}); check the policy's due time and archive_timezone",))
+        return Assessment(decided=True)
     credit = credit_percent(policy, when - due)
     reason = f"late by {_duration(when - due)} (submitted {_shown(when, policy)}, {source}; {given}): {credit:g}% credit"
     return Assessment(LateCharge(credit / 100.0, reason), decided=True)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment", "note")
 STALE = "answer changed since scored"
+AS_RELEASED = "unanswered: the cell is as released, 0 points unless you score it"
 REQUIRED_COLUMNS = ("student", "question", "points")
 FORMGRADER = "formgrader"
 
@@ -89,6 +90,7 @@ def answers_page(assignment: Assignment, question: str, max_points: float, recor
         answer = who.answers.get(question, "")
         mark, note = standing(marks.get(Target(student, question, MANUAL_CHECK)), answer, max_points)
         scored = f" · scored {mark.points:g}/{max_points:g}" + (f": {html.escape(mark.reason)}" if mark and mark.reason else "") if mark else ""
+        note = note or (AS_RELEASED if mark is None and question in who.unanswered else "")
         scored += f' · <b class="stale">{html.escape(note)}</b>' if note else ""
         label = " · ".join(filter(None, [html.escape(who.name), html.escape(who.notebook)]))
         body = (f'<div class="answer">{render_answer(answer)}</div>' if answer.strip()
@@ -109,6 +111,7 @@ def answers_csv(question: str, max_points: float, record: BatchRecord, marks: di
     for student, who in sorted(record.students.items()):
         answer = who.answers.get(question, "")
         mark, note = standing(marks.get(Target(student, question, MANUAL_CHECK)), answer, max_points)
+        note = note or (AS_RELEASED if mark is None and question in who.unanswered else "")
         rows.append([student, who.notebook, question, answer, max_points, mark.points if mark else "", mark.reason if mark else "", note])
     return csv_text(EXPORT_COLUMNS, rows)
 

@@ -14,7 +14,7 @@ from grader.fsutil import write_atomic
 from grader.report import summary
 from grader.report.html import render
 from grader.report.similarity import pair_name, summary_section
-from grader.results import FLAG_WORDS, NotebookResult
+from grader.results import FLAG_WORDS, UNANSWERED_KIND, NotebookResult
 
 from .csvfile import csv_text
 from .identity import file_stem
@@ -28,19 +28,26 @@ def fmt(x: float) -> str:
 
 def write_result(outdir: Path, student: str, result: NotebookResult, key: str) -> None:
     """results/<student>.json: what the grader decided, with the staff marks; the feedback page also shows the
-    late charge, which the JSON leaves out (a changed late policy never changes it)."""
+    late charge, which the JSON leaves out (a changed late policy never changes it). A check with a staff mark
+    gives the points that count, the staff's, as its ``points`` (as the page does); the grader's own are its
+    ``staff.grader_points``. A result without staff marks is written exactly as ``seqgrade grade --json``."""
     data = replace(result, late=None).to_dict()
+    for check in (c for e in data["exercises"] for c in e["checks"] if c.get("staff")):
+        check["points"] = check["staff"]["points"]
     data["cache_key"] = key
     write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
     write_atomic(outdir / "results" / f"{file_stem(student)}.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 def read_result(outdir: Path, student: str) -> tuple[NotebookResult, str] | None:
+    """(the result ``write_result`` stored, with each check's points the grader's own again; its cache key)."""
     path = outdir / "results" / f"{file_stem(student)}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        for check in (c for e in data["exercises"] for c in e["checks"] if c.get("staff")):
+            check["points"] = check["staff"]["grader_points"]
         return NotebookResult.from_dict(data), data.get("cache_key", "")
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -56,6 +63,9 @@ def reasons(result: NotebookResult, notes=()) -> str:
                 parts.append(f"overridden: {e.id}.{c.name} {c.staff.points:g} instead of {c.staff.grader_points:g}"
                              + (f" ({c.staff.reason})" if c.staff.reason else ""))
     parts += notes
+    unanswered = [e.id for e in result.exercises if any(c.kind == UNANSWERED_KIND for c in e.checks)]
+    if unanswered:
+        parts.append(f"unanswered: {', '.join(unanswered)} (the answer is as released: 0 points, nothing pending)")
     pending = [e.id for e in result.exercises if e.pending_points]
     if pending:
         parts.append(f"manual pending: {', '.join(pending)} ({fmt(result.pending_points)} points)")

@@ -1,12 +1,16 @@
 """A TA's override of one check's points for one student, with a reason the student sees.
 
-Stored with the manual scores in OUTDIR/staff.json (kind "override"), so it survives regrades; the
-grader's own points at the time and the cache key of the graded result it overrode are kept with it,
-and a later regrade that changes either (new points for the check; a new notebook, seqgrade version or
-limits) is reported (the override still applies).
+Stored with the manual scores in OUTDIR/staff.json (kind "override"), so it survives regrades. It is bound
+to the notebook it was made on: the digest of the notebook's code cells (and the cache key of the graded
+result it overrode) is kept with it, with the grader's own points at the time. When the student hands in
+other code, the override is set aside (kept and listed, ``override stale``) and the grader's points count
+until a TA confirms it (``confirm_override``: the same points and reason, bound to the code now) or sets
+or removes it. On the same code, a regrade that gives the check other points is reported (the override
+still applies).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from grader.errors import UsageError
@@ -16,6 +20,7 @@ from .csvfile import neutralised
 from .people import resolve_student
 from .record import read_record
 from .staff import StoredMark, Target, editing_marks, load_marks, points_allowed, resolve_check
+from .totals import OVERRIDE_STALE
 
 LIST_HEADER = ("student", "check", "kind", "points", "grader_points_when_set", "by", "counts", "reason")
 
@@ -43,11 +48,37 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
     from . import outputs
 
     stored = outputs.read_result(Path(outdir), student)
-    grader_points = next((c.points for e in stored[0].exercises if e.id == target.exercise
-                          for c in e.checks if c.name == target.check), 0.0) if stored is not None else 0.0
+    grader_points = _grader_points(stored, target)
     mark = StaffMark(kind="override", points=points, reason=reason.strip(), by=by, grader_points=grader_points)
     with editing_marks(outdir, record.assignment) as marks:
-        marks[target] = StoredMark(mark, result_key=stored[1] if stored is not None else "")
+        marks[target] = _bound_here(mark, record.students[student], stored)
+    return target, mark
+
+
+def _grader_points(stored, target: Target) -> float:
+    """The grader's own points for the target's check in the stored result (0 when none is stored)."""
+    return next((c.points for e in stored[0].exercises if e.id == target.exercise
+                 for c in e.checks if c.name == target.check), 0.0) if stored is not None else 0.0
+
+
+def _bound_here(mark: StaffMark, who, stored) -> StoredMark:
+    """``mark`` bound to the student's notebook as the batch holds it now: its code and its graded result."""
+    return StoredMark(mark, result_key=stored[1] if stored is not None else "", code_sha256=who.code_sha256 or None)
+
+
+def confirm_override(outdir: str | Path, student: str, spec: str, *, by: str = "") -> tuple[Target, StaffMark]:
+    """Apply a stored override to the student's notebook as it is now (after it changed, the override was
+    set aside): the same points and reason, bound to the current code, with the grader's points now."""
+    record, target, _ = _target(outdir, student, spec)
+    from . import outputs
+
+    with editing_marks(outdir, record.assignment) as marks:
+        old = marks.get(target)
+        if old is None or old.mark.kind != "override":
+            raise UsageError(f"there is no override of {target.exercise}.{target.check} for {target.student} to confirm")
+        stored = outputs.read_result(Path(outdir), target.student)
+        mark = replace(old.mark, grader_points=_grader_points(stored, target), by=by or old.mark.by)
+        marks[target] = _bound_here(mark, record.students[target.student], stored)
     return target, mark
 
 
@@ -71,9 +102,18 @@ def list_marks(outdir: str | Path, kind: str | None = "override") -> list[tuple[
         who = record.students.get(t.student)
         counts = ("no: the student is not in this batch" if who is None else
                   "no: set aside, the answer changed since it was scored" if stored.answer_changed(who.answers.get(t.exercise, ""))
-                  else "yes")
+                  else f"no: {OVERRIDE_STALE}, the notebook's code changed since it was set; the grader's points count "
+                       f"until `seqgrade override OUTDIR {t.student} {t.exercise}.{t.check} --confirm`"
+                  if stored.code_changed(who.code_sha256, _result_key(outdir, t.student)) else "yes")
         listed.append((t, stored.mark, counts))
     return listed
+
+
+def _result_key(outdir, student: str) -> str:
+    from . import outputs
+
+    stored = outputs.read_result(Path(outdir), student)
+    return stored[1] if stored is not None else ""
 
 
 def listing(outdir: str | Path, every: bool = False) -> str:

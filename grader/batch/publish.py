@@ -31,7 +31,9 @@ def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: d
 def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
              keys: dict[str, str], phase: Callable[[str], None]) -> tuple[dict[str, NotebookResult], list[str]]:
     marks = load_marks(outdir)
-    bound = bind_unbound(marks, {s: who.answers for s, who in record.students.items() if s in graded}, keys)
+    present = {s: who for s, who in record.students.items() if s in graded}
+    bound = bind_unbound(marks, {s: who.answers for s, who in present.items()}, keys,
+                         {s: who.code_sha256 for s, who in present.items()})
     if bound != marks:  # marks from a version 1 staff.json: from now on bound to what they were applied to
         save_marks(outdir, assignment.id, bound)
     notes, said, set_aside = [], {}, {}

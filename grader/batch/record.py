@@ -3,9 +3,10 @@ import, overrides, LMS export) can rewrite every output without the submissions 
 
 Per student: the notebook's file name, the LMS's name, email and late flag, the submission time the
 export gives (and where it comes from), the free-text answers of the manual questions (read from the
-notebook JSON, never executed) and whether the notebook is the unchanged release; for the batch, the late
-policy in force (``grader.batch.late``). Versioned JSON, written atomically (version 1, without times
-and policy, is still read).
+notebook JSON, never executed), which of them are left as released, whether the notebook is the
+unchanged release and the digest of its code cells; for the batch, the late policy in force
+(``grader.batch.late``). Versioned JSON, written atomically (versions 1, without times and policy, and 2,
+without unanswered questions and code digests, are still read).
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ if TYPE_CHECKING:  # the registry imports torch: commands that only read OUTDIR 
     from grader.assignments.registry import Assignment
 
 RECORD_FILE = "batch.json"
-RECORD_SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+RECORD_SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 LMS_FORMATS = ("canvas", "gradescope")
 
 
@@ -54,6 +55,8 @@ class StudentRecord:
     no_notebook: str = ""  # what the student handed in instead of a notebook ("" when a notebook was graded)
     submitted: str = ""  # ISO 8601 time the export gives ("" when none; a Canvas file time has no offset)
     submitted_from: str = ""  # where that time comes from, in words
+    unanswered: tuple = ()  # manual questions whose answer cell is exactly as released (0 points, not pending)
+    code_sha256: str = ""  # digest of the notebook's code cells (facts.code_digest; "" when not known)
 
     @property
     def flags(self) -> tuple[str, ...]:
@@ -85,7 +88,8 @@ class BatchRecord:
             raise ValueError(f"unsupported batch record version {data.get('version')!r}")
         return cls(assignment=data["assignment"], layout=data["layout"], db_url=data["db_url"],
                    gradescope=bool(data.get("gradescope")), lms=data.get("lms", ""),
-                   students={k: StudentRecord(**v) for k, v in data["students"].items()},
+                   students={k: StudentRecord(**{**v, "unanswered": tuple(v.get("unanswered", ()))})
+                             for k, v in data["students"].items()},
                    skipped=tuple(tuple(s) for s in data.get("skipped", ())), late_policy=data.get("late_policy") or {})
 
     def policy(self):

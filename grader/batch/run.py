@@ -128,6 +128,15 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     people = {}
     keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
     marks = load_marks(outdir)  # a progress line gives the final total: the grader's points with the staff marks that hold
+
+    def finished(student: str, result: NotebookResult) -> None:
+        nonlocal done
+        done += 1
+        if progress:  # the student's total as every output gives it (final_result), reused or graded now
+            progress(student, final_result(student, result, people[student], marks, keys.get(student, ""), policy).result,
+                     done, report.total)
+
+    reused = []
     for job in found.jobs:
         key = cache_key(Path(job.path).read_bytes(), assignment.id, config.limits)
         cached = outputs.read_result(outdir, job.student)
@@ -135,9 +144,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             report.results[job.student] = cached[0]
             keys[job.student] = key
             report.reused += 1
-            done += 1
-            if progress:
-                progress(job.student, cached[0], done, report.total)
+            reused.append(job.student)
             continue
         pending[job.student] = (job, key)
     graded = grade_all([job for job, _ in pending.values()], workers, grade_job, lambda job: (
@@ -146,8 +153,11 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         facts = read_facts(job.path, assignment)
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
                                             release_identical=facts.release_identical, answers=facts.answers,
+                                            unanswered=facts.unanswered, code_sha256=facts.code_sha256,
                                             submitted=job.submitted, submitted_from=job.submitted_from)
         write_atomic(code_path(outdir, job.student), facts.code)
+    for student in reused:
+        finished(student, report.results[student])
     for job, payload in graded:
         key = pending[job.student][1]
         if payload["result"] is not None:
@@ -161,17 +171,15 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             result = missing_result(assignment, os.path.basename(job.path), reason)
             report.failed += 1  # not cached: the next run tries again
         report.results[job.student] = result
-        done += 1
-        if progress:
-            progress(job.student, final_result(job.student, result, people[job.student], marks, keys.get(job.student, ""),
-                                               policy).result, done, report.total)
+        finished(job.student, result)
     for job in found.unreadable:  # its archive entry could not be unpacked: the row says why
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
                                             submitted=job.submitted, submitted_from=job.submitted_from)
         report.results[job.student] = missing_result(assignment, os.path.basename(job.path), job.problem)
     for student, job in sorted(found.without_notebook.items()):
         files = found.not_notebooks[student]
-        people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, late=job.late, no_notebook=files)
+        people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
+                                        no_notebook=files)
         report.results[student] = missing_result(assignment, os.path.basename(job.path),
                                                  f"no notebook handed in: {files} is not a notebook (.ipynb)")
     record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=config.db_url or "", gradescope=config.gradescope,

@@ -5,11 +5,13 @@ The grader never writes it; a regrade reads it and applies each mark to the fres
 marks survive regrades whether or not the notebook changed. Written atomically; versioned.
 
 Each mark also keeps what it was made on: a manual score the digest of the answer it scored
-(``answer_digest``), an override the cache key of the graded result it overrode (a digest of the
-notebook's bytes, the assignment, seqgrade's version and the limits). ``grader.batch.totals`` sets a
-manual score aside when the answer changed and flags an override whose notebook was graded again.
-Version 1 files have neither: such marks are bound to the answer and result at hand the first time a
-batch or staff command publishes from them (``bind_unbound``), and saved as version 2.
+(``answer_digest``), an override the digest of the notebook's code cells it was made on
+(``facts.code_digest``) and the cache key of the graded result it overrode (a digest of the notebook's
+bytes, the assignment, seqgrade's version and the limits). ``grader.batch.totals`` sets a manual score
+aside when the answer changed, and an override when the code changed (the grader's points stand until
+staff confirm it: ``seqgrade override ... --confirm``). Version 1 files have no bindings and version 2
+overrides no code digest: such marks are bound to what is at hand the first time a batch or staff command
+publishes from them (``bind_unbound``), and saved as version 3.
 
 Two TAs (or a TA and a batch) working on one OUTDIR at once take turns: every read-modify-write of the
 marks, and every publication of the outputs from them, holds ``OUTDIR/.staff.lock`` (an exclusive
@@ -36,8 +38,8 @@ if TYPE_CHECKING:
     from grader.assignments.registry import Assignment
 
 STAFF_FILE = "staff.json"
-STAFF_SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)  # version 1: marks without what they were made on
+STAFF_SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)  # version 1: marks without what they were made on; 2: overrides without their code
 
 
 @dataclass(frozen=True, order=True)
@@ -53,15 +55,19 @@ class Target:
 
 @dataclass(frozen=True)
 class StoredMark:
-    """A staff mark as staff.json keeps it, with what it was made on (None: not known yet, a version 1
-    mark). ``result_key`` is "" for an override set where no graded result was stored."""
+    """A staff mark as staff.json keeps it, with what it was made on (None: not known yet). ``result_key``
+    is "" for an override set where no graded result was stored; ``code_sha256`` is "" where the batch
+    record did not know the notebook's code (a batch.json older than version 3)."""
     mark: StaffMark
     answer_sha256: str | None = None  # manual: answer_digest of the answer it scored
     result_key: str | None = None  # override: cache key of the graded result it overrode
+    code_sha256: str | None = None  # override: facts.code_digest of the notebook's code cells it was made on
 
     @property
     def bound(self) -> bool:
-        return (self.answer_sha256 if self.mark.kind == "manual" else self.result_key) is not None
+        if self.mark.kind == "manual":
+            return self.answer_sha256 is not None
+        return self.code_sha256 is not None or self.result_key is not None
 
     def answer_changed(self, answer: str) -> bool:
         """A manual score made on another answer than ``answer`` (never for an unbound mark)."""
@@ -70,6 +76,17 @@ class StoredMark:
     def regraded(self, key: str) -> bool:
         """An override made on another graded result than the one whose cache key is ``key``."""
         return self.mark.kind == "override" and self.result_key is not None and self.result_key != key
+
+    def code_changed(self, code: str, key: str) -> bool:
+        """An override made on other code than the notebook's now (``code``: its digest, "" when not known;
+        ``key``: the cache key of its graded result). An override bound only to a graded result (staff.json
+        version 2) counts as made on other code once that notebook was graded again: which code it was made
+        on is not known, so it waits for staff like any other."""
+        if self.mark.kind != "override":
+            return False
+        if self.code_sha256:
+            return bool(code) and self.code_sha256 != code
+        return bool(self.result_key) and bool(key) and self.result_key != key
 
 
 def answer_normal(text: str) -> str:
@@ -173,7 +190,8 @@ def load_marks(outdir: str | Path) -> dict[Target, StoredMark]:
             target = Target(str(entry["student"]), str(entry["exercise"]), str(entry["check"]))
             mark = StaffMark(kind=entry["kind"], points=entry["points"], reason=entry.get("reason", ""),
                              by=entry.get("by", ""), grader_points=entry.get("grader_points", 0.0))
-            marks[target] = StoredMark(mark, _text_or_none(entry.get("answer_sha256")), _text_or_none(entry.get("result_key")))
+            marks[target] = StoredMark(mark, _text_or_none(entry.get("answer_sha256")), _text_or_none(entry.get("result_key")),
+                                       _text_or_none(entry.get("code_sha256")))
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path} has a malformed mark: {exc}") from None
     return marks
@@ -191,24 +209,32 @@ def save_marks(outdir: str | Path, assignment: str, marks: dict[Target, StoredMa
         m = stored.mark
         entry = {"student": t.student, "exercise": t.exercise, "check": t.check, "kind": m.kind, "points": m.points,
                  "reason": m.reason, "by": m.by, "grader_points": m.grader_points}
-        if stored.bound:
-            entry["answer_sha256" if m.kind == "manual" else "result_key"] = (
-                stored.answer_sha256 if m.kind == "manual" else stored.result_key)
+        bindings = {"answer_sha256": stored.answer_sha256} if m.kind == "manual" else \
+            {"result_key": stored.result_key, "code_sha256": stored.code_sha256}
+        entry.update({k: v for k, v in bindings.items() if v is not None})
         entries.append(entry)
     data = {"version": STAFF_SCHEMA_VERSION, "assignment": assignment, "marks": entries}
     write_atomic(staff_path(outdir), json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
-def bind_unbound(marks: dict[Target, StoredMark], answers: dict[str, dict], keys: dict[str, str]) -> dict[Target, StoredMark]:
-    """``marks`` with every mark not bound yet (version 1) bound to what is at hand now: a manual score to
+def bind_unbound(marks: dict[Target, StoredMark], answers: dict[str, dict], keys: dict[str, str],
+                 codes: dict[str, str] | None = None) -> dict[Target, StoredMark]:
+    """``marks`` with every mark not bound yet bound to what is at hand now: a manual score (version 1) to
     its student's answer in ``answers`` (student -> question -> text), an override to the cache key of its
-    student's result in ``keys`` ("" when none). Marks of students not in ``answers`` stay as they are."""
-    bound = dict(marks)
+    student's result in ``keys`` ("" when none) and to the digest of the student's code in ``codes``. An
+    override bound to a graded result only (version 2) is bound to the code when that result is the one at
+    hand (the same notebook); otherwise it stays as it is, set aside until staff confirm it. Marks of
+    students not in ``answers`` stay as they are."""
+    bound, codes = dict(marks), codes or {}
     for target, stored in marks.items():
-        if stored.bound or target.student not in answers:
+        student = target.student
+        if student not in answers:
             continue
         if stored.mark.kind == "manual":
-            bound[target] = replace(stored, answer_sha256=answer_digest(answers[target.student].get(target.exercise, "")))
-        else:
-            bound[target] = replace(stored, result_key=keys.get(target.student, ""))
+            if stored.answer_sha256 is None:
+                bound[target] = replace(stored, answer_sha256=answer_digest(answers[student].get(target.exercise, "")))
+        elif stored.code_sha256 is None and codes.get(student) and stored.result_key in (None, "", keys.get(student, "")):
+            bound[target] = replace(stored, result_key=keys.get(student, ""), code_sha256=codes[student])
+        elif stored.result_key is None:
+            bound[target] = replace(stored, result_key=keys.get(student, ""))
     return bound

@@ -52,12 +52,13 @@ def cmd_override(args, console: Console) -> int:
     from . import overrides
 
     if args.list:
-        if args.student or args.target or args.points is not None or args.remove:
+        if args.student or args.target or args.points is not None or args.remove or args.confirm:
             raise UsageError("override --list takes only OUTDIR")
         sys.stdout.write(overrides.listing(args.outdir, every=args.all))
         return 0
     if not args.student or not args.target:
-        raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, or --remove)")
+        raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, --confirm "
+                         "or --remove)")
     from grader.batch.staff import staff_lock
 
     with staff_lock(args.outdir):  # the marks and the outputs written from them change together
@@ -65,11 +66,16 @@ def cmd_override(args, console: Console) -> int:
 
 
 def _override(args, console: Console, overrides) -> int:
+    if args.remove or args.confirm:
+        if args.points is not None or (args.remove and args.confirm):
+            raise UsageError("override --remove and --confirm take no POINTS, and not both")
     if args.remove:
-        if args.points is not None:
-            raise UsageError("override --remove takes no POINTS")
         target = overrides.remove_override(args.outdir, args.student, args.target)
         console.print(f"removed the override of {args.target} for {target.student}", markup=False, highlight=False)
+    elif args.confirm:
+        target, mark = overrides.confirm_override(args.outdir, args.student, args.target, by=args.by or "")
+        console.print(f"{target.student} {args.target}: the override of {mark.points:g} points now applies to this "
+                      f"notebook (the grader gives {mark.grader_points:g})", markup=False, highlight=False)
     else:
         if args.points is None:
             raise UsageError("override needs POINTS after EXERCISE[.CHECK]")
@@ -119,6 +125,8 @@ def add_staff_parsers(sub) -> None:
     p.add_argument("--reason", metavar="TEXT", help="why (required; shown on the student's feedback page)")
     p.add_argument("--by", metavar="NAME", help="who set it")
     p.add_argument("--remove", action="store_true", help="remove the override of STUDENT EXERCISE[.CHECK]")
+    p.add_argument("--confirm", action="store_true", help="apply the override of STUDENT EXERCISE[.CHECK] to the "
+                   "notebook as it is now (an override made on code the student has changed since is set aside)")
     p.add_argument("--list", action="store_true", help="list the overrides")
     p.add_argument("--all", action="store_true", help="with --list: manual scores too")
     p.set_defaults(func=cmd_override)

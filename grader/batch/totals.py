@@ -10,20 +10,26 @@ extension, an override is about a check). When the policy judged a submission's 
 flag is dropped: the charge says what the policy made of it.
 
 A manual score is set aside when the student's answer differs from the one it scored: the question's
-points are pending again and the TA is told (``manual stale``). An override always applies; when the
-notebook was graded again since it was set (a new notebook, or another seqgrade version or limits:
-another cache key), or the grader's points for its check changed, the TA is told.
+points are pending again and the TA is told (``manual stale``). An answer left exactly as released is
+unanswered: 0 points, not pending (a staff score still counts). An override is set aside when the
+notebook's code differs from the code it was made on: the grader's points stand, the override is kept in
+staff.json and listed, and the TA is told (``override stale``) until they confirm it
+(``seqgrade override ... --confirm``). On the same code an override applies; when the grader's points for
+its check changed since (another seqgrade version or limits), the TA is told.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from grader.results import NotebookResult
+from grader.results import UNANSWERED_KIND, NotebookResult
 
 from .late import LatePolicy, assess
 from .staff import StoredMark, Target
 
 NO_ANSWER = "no answer to grade: the submission has no readable notebook of this assignment"
+UNANSWERED = ("unanswered: the answer cell still reads exactly as it was released, so there was nothing for course "
+              "staff to grade (0 points)")
+OVERRIDE_STALE = "override stale"
 
 
 @dataclass(frozen=True)
@@ -58,16 +64,24 @@ def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, 
             mark = None
             if stored is not None:
                 used.add((e.id, c.name))
+                m = stored.mark
                 if answers is not None and stored.answer_changed(answers.get(e.id, "")):
-                    m = stored.mark
                     set_aside.append((e.id, m.points))
                     notes.append(f"manual stale: {e.id} (the answer changed since it was scored {m.points:g}/{c.max_points:g}"
                                  + (f" by {m.by}" if m.by else "") + "; its points are pending again)")
+                elif who is not None and stored.code_changed(getattr(who, "code_sha256", ""), key):
+                    notes.append(f"{OVERRIDE_STALE}: {e.id}.{c.name} (set to {m.points:g}/{c.max_points:g}"
+                                 + (f" by {m.by}" if m.by else "") + f" on other code: the notebook changed since; the "
+                                 f"grader's {c.points:g} stand until staff confirm it with `seqgrade override OUTDIR "
+                                 f"{student} {e.id}.{c.name} --confirm`)")
                 else:
-                    mark = replace(stored.mark, grader_points=c.points)
-                    notes += _override_notes(e.id, c.name, c.points, stored, key)
-            if unanswerable and c.status == "manual" and mark is None:
-                c = replace(c, status="missing", message=NO_ANSWER, kind="missing")
+                    mark = replace(m, grader_points=c.points)
+                    notes += _override_notes(e.id, c.name, c.points, stored)
+            if c.status == "manual" and mark is None:
+                if unanswerable:
+                    c = replace(c, status="missing", message=NO_ANSWER, kind="missing")
+                elif e.id in getattr(who, "unanswered", ()):
+                    c = replace(c, status="missing", message=UNANSWERED, kind=UNANSWERED_KIND)
             checks.append(replace(c, staff=mark))
         exercises.append(replace(e, checks=tuple(checks)))
     for exercise_id, check in sorted(set(mine) - used):
@@ -79,16 +93,11 @@ def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, 
     return Final(result, tuple(notes) + late.notes, tuple(set_aside))
 
 
-def _override_notes(exercise: str, check: str, points: float, stored: StoredMark, key: str) -> list[str]:
-    """What the TA should know about an override that applies: the notebook graded again since it was set,
-    the grader's points for the check changed."""
+def _override_notes(exercise: str, check: str, points: float, stored: StoredMark) -> list[str]:
+    """What the TA should know about an override that applies (on the code it was made on): the grader's
+    points for the check changed (another seqgrade version or limits)."""
     mark = stored.mark
-    if mark.kind != "override":
+    if mark.kind != "override" or mark.grader_points == points:
         return []
-    parts = []
-    if stored.regraded(key):
-        parts.append("the notebook was graded again since the override was set (a new notebook, or another "
-                     "seqgrade version or limits)")
-    if mark.grader_points != points:
-        parts.append(f"the grader now gives {points:g} points (it gave {mark.grader_points:g} when the override was set)")
-    return [f"{exercise}.{check}: {' and '.join(parts)}; the override of {mark.points:g} is kept"] if parts else []
+    return [f"{exercise}.{check}: the grader now gives {points:g} points (it gave {mark.grader_points:g} when the "
+            f"override was set); the override of {mark.points:g} is kept"]

@@ -25,6 +25,8 @@ def add_course_parsers(sub) -> None:
                    "versions into --solutions-out")
     p.add_argument("--solutions-out", metavar="DIR", help="with --all: where the solution versions go (a folder apart "
                    "from --out, which is what students get)")
+    p.add_argument("--force", action="store_true", help="release even while a notebook still holds the placeholder "
+                   "text seqgrade new-exercise wrote (each cell is named in a warning)")
     p.set_defaults(func=cmd_release)
     p = sub.add_parser("new-exercise", help="add a declared exercise's cells (text, solution, self-check, "
                                             "autograded test) to its assignment's source notebook")
@@ -57,16 +59,33 @@ def cmd_release(args, console) -> int:
         if not args.solutions_out:
             raise UsageError("--all writes the solution versions too: give --solutions-out DIR (a folder apart from "
                              "--out, which is what students get)")
-        for student, solution in release_all(args.out, args.solutions_out):
+        if args.force:
+            from .release import course_order
+            for assignment in course_order():
+                _warn_placeholders(console, assignment)
+        for student, solution in release_all(args.out, args.solutions_out, force=args.force):
             _say(console, f"{student.name}: student version in {student}, solution version in {solution}")
         return EXIT_OK
     if not args.assignment:
         raise UsageError("name an ASSIGNMENT to release (see `seqgrade list`), or give --all")
     if args.solutions_out:
         raise UsageError("--solutions-out goes with --all; for one assignment use --solutions")
-    folder = release(args.assignment, args.out, solutions=args.solutions)
+    if args.force:
+        _warn_placeholders(console, args.assignment)
+    folder = release(args.assignment, args.out, solutions=args.solutions, force=args.force)
     _say(console, f"wrote the {'solution' if args.solutions else 'student'} version to {folder}")
     return EXIT_OK
+
+
+def _warn_placeholders(console, assignment: str) -> None:
+    """With --force: say which cells ship new-exercise's placeholder text."""
+    import nbformat
+
+    from .release import placeholders_left, source_dir
+
+    for path in sorted(source_dir(assignment).glob("*.ipynb")):
+        for cell, text in placeholders_left(nbformat.read(path, as_version=4)):
+            _say(console, f"warning: {path.name}, cell {cell} still holds the placeholder {text!r} (released with --force)")
 
 
 def _show(console, report) -> None:

@@ -2,7 +2,9 @@
 
 No gradebook database is created and nothing is written inside ``assignments/``: the source notebook
 is read, run through nbgrader's steps as a pipeline, and written (atomically) to the output folder
-with the assignment's other files (the self-check helper).
+with the assignment's other files (the self-check helper). A notebook that still holds the placeholder
+text ``seqgrade new-exercise`` wrote (``grader.course.placeholders``) is refused, naming the cell,
+unless the author forces it.
 
 Every cell nbgrader checksums carries, in both versions, the checksum of the text students are given:
 ``nbgrader validate`` and ``autograde`` compare a notebook's cells with it (a locked cell that differs was
@@ -30,6 +32,8 @@ from nbgrader.preprocessors import (
 from grader.errors import OutputNotWritable, UnknownAssignment, UsageError
 from grader.fsutil import ensure_writable_dir, write_atomic
 
+from .placeholders import PLACEHOLDERS
+
 ASSIGNMENTS_ROOT = Path(__file__).resolve().parents[2] / "assignments"
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.MULTILINE)
 
@@ -49,14 +53,15 @@ SOLUTION_STEPS = (CheckCellMetadata, LockCells, ClearOutput, ClearHiddenTests, C
                   ComputeChecksums)
 
 
-def assignment_folders(root: Path = ASSIGNMENTS_ROOT) -> list[str]:
-    """The assignments of the course root, in name order: every folder of ``source/``."""
-    source = root / "source"
+def assignment_folders(root: Path | None = None) -> list[str]:
+    """The assignments of the course root (default ``ASSIGNMENTS_ROOT``), in name order: every folder of ``source/``."""
+    source = (ASSIGNMENTS_ROOT if root is None else root) / "source"
     return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
         if source.is_dir() else []
 
 
-def source_dir(assignment: str, root: Path = ASSIGNMENTS_ROOT) -> Path:
+def source_dir(assignment: str, root: Path | None = None) -> Path:
+    root = ASSIGNMENTS_ROOT if root is None else root
     folder = root / "source" / assignment
     if not folder.is_dir():
         raise UnknownAssignment(assignment, assignment_folders(root))
@@ -79,9 +84,32 @@ def convert(nb, steps):
     return nb
 
 
-def release(assignment: str, out: str | Path, *, solutions: bool = False, root: Path = ASSIGNMENTS_ROOT) -> Path:
-    """Write the student (or solution) version of ``assignment`` to ``out/assignment/``; return that folder."""
+class PlaceholderLeft(UsageError):
+    """The source notebook still holds text ``seqgrade new-exercise`` wrote for its author to replace."""
+
+    def __init__(self, path: Path, found: list[tuple[str, str]]):
+        cells = "; ".join(f"cell {cell}: {text!r}" for cell, text in found)
+        super().__init__(f"{path} still holds the placeholder text seqgrade new-exercise wrote ({cells}): write the "
+                         f"exercise's own text there, or give --force to release it as it is")
+        self.path, self.found = path, found
+
+
+def placeholders_left(nb) -> list[tuple[str, str]]:
+    """(the cell, by its grade_id or id, the placeholder) for each placeholder of new-exercise still in ``nb``."""
+    return [(_grade_id(c) or c.get("id", "?"), text) for c in nb.cells for text in PLACEHOLDERS if text in c.source]
+
+
+def release(assignment: str, out: str | Path, *, solutions: bool = False, root: Path | None = None,
+            force: bool = False) -> Path:
+    """Write the student (or solution) version of ``assignment`` to ``out/assignment/``; return that folder.
+    PlaceholderLeft when a notebook still holds new-exercise's placeholder text (unless ``force``)."""
+    root = ASSIGNMENTS_ROOT if root is None else root
     src = source_dir(assignment, root)
+    if not force:
+        for path in sorted(src.glob("*.ipynb")):
+            found = placeholders_left(nbformat.read(path, as_version=4))
+            if found:
+                raise PlaceholderLeft(path, found)
     dest = Path(out) / assignment
     try:
         ensure_writable_dir(dest)
@@ -109,19 +137,26 @@ def _inside(inner: Path, outer: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
-def release_all(out: str | Path, solutions_out: str | Path, *, root: Path = ASSIGNMENTS_ROOT) -> list[tuple[Path, Path]]:
+def release_all(out: str | Path, solutions_out: str | Path, *, root: Path | None = None,
+                force: bool = False) -> list[tuple[Path, Path]]:
     """The student version of every assignment under ``out`` and its solution version under
     ``solutions_out``; [(student folder, solution folder)] in course order. The two folders must not
     contain one another: the student folder is what students are given."""
-    out, solutions_out = Path(out), Path(solutions_out)
+    out, solutions_out, root = Path(out), Path(solutions_out), ASSIGNMENTS_ROOT if root is None else root
     if _inside(solutions_out, out) or _inside(out, solutions_out):
         raise UsageError(f"the solutions ({solutions_out}) and the student versions ({out}) need folders apart: "
                          f"students are given the one, never the other")
-    return [(release(a, out, root=root), release(a, solutions_out, solutions=True, root=root))
+    if not force:  # every assignment checked before any is written
+        for assignment in course_order(root):
+            for path in sorted(source_dir(assignment, root).glob("*.ipynb")):
+                found = placeholders_left(nbformat.read(path, as_version=4))
+                if found:
+                    raise PlaceholderLeft(path, found)
+    return [(release(a, out, root=root, force=True), release(a, solutions_out, solutions=True, root=root, force=True))
             for a in course_order(root)]
 
 
-def course_order(root: Path = ASSIGNMENTS_ROOT) -> list[str]:
+def course_order(root: Path | None = None) -> list[str]:
     """The course's assignments in the registry's order (the order it teaches them), then any other
     folder of ``source/``."""
     from grader.assignments.registry import ASSIGNMENTS

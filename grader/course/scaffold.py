@@ -26,6 +26,7 @@ import nbformat
 from grader.errors import UsageError
 from grader.fsutil import write_atomic
 
+from .placeholders import DOCSTRING_PLACEHOLDER, EXERCISE_PLACEHOLDER, PLACEHOLDERS, QUESTION_PLACEHOLDER  # noqa: F401
 from .release import ASSIGNMENTS_ROOT
 
 HEADING = re.compile(r"^## \d+\.")
@@ -76,12 +77,12 @@ def _signature(exercise) -> str:
 def _cells(assignment: str, exercise) -> list:
     name, v4 = exercise.id, nbformat.v4
     if exercise.kind == "function":
-        body = f'def {_signature(exercise)}:\n    """Say in one line what it returns."""\n    ### BEGIN SOLUTION\n' \
+        body = f'def {_signature(exercise)}:\n    """{DOCSTRING_PLACEHOLDER}"""\n    ### BEGIN SOLUTION\n' \
                f"    raise NotImplementedError()\n    ### END SOLUTION"
-        ask = f"**Exercise.** Write `{_signature(exercise)}`: what it computes, its shapes and dtypes, an example."
+        ask = f"**Exercise.** Write `{_signature(exercise)}`{EXERCISE_PLACEHOLDER}"
     elif exercise.kind == "answer":
         body, ask = f"### BEGIN SOLUTION\n{name} = None\n### END SOLUTION", \
-            f"**Question.** Ask it here, and say what type `{name}` must have (a letter as a string, a bool, an int)."
+            f"{QUESTION_PLACEHOLDER}, and say what type `{name}` must have (a letter as a string, a bool, an int)."
     else:
         raise ScaffoldError(f"{name} is a {exercise.kind!r} exercise: add its cells in Jupyter (nbgrader's "
                             f"Create Assignment toolbar); this command writes function and answer exercises")

@@ -122,6 +122,8 @@ def run_in_container(root: Path | None = None) -> ContainerRun:
         data = results_for_failure(
             f"Not graded: the autograder itself failed ({type(exc).__name__}: {exc}). This is not a problem "
             f"with your notebook; please tell course staff.", visibility=visibility, extra=extra)
+    # whether a notebook was graded: the rate limit counts only those (grader.gradescope.rate_limit)
+    data.setdefault("extra_data", {}).setdefault("seqgrade", {})["graded"] = graded
     data["execution_time"] = round(time.monotonic() - started)  # seconds, as Gradescope's spec has it
     try:
         write_atomic(out, json.dumps(data, indent=2, allow_nan=False) + "\n")

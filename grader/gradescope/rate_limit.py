@@ -5,8 +5,10 @@ and the student's ``previous_submissions``, each with its ``submission_time`` an
 autograder gave it (https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/). When
 N submissions that were graded fall within the window before this one, it is not graded: its results
 are those of the latest graded submission again (score, tests and all), with a message saying when the
-next one will be graded. Submissions answered this way are marked (``extra_data.seqgrade.rate_limited``)
-and do not count, so trying again early never pushes the next grade further away.
+next one will be graded. Only graded submissions count (``extra_data.seqgrade.graded``): an upload with no
+notebook, a run where the autograder itself failed, and a submission answered this way (marked
+``extra_data.seqgrade.rate_limited``) do not, so neither a wrong upload nor trying again early pushes the next
+grade further away.
 """
 from __future__ import annotations
 
@@ -53,8 +55,15 @@ def _when(text) -> datetime | None:
 
 
 def _graded(previous: dict) -> bool:
-    results = previous.get("results") or {}
-    return not (results.get("extra_data", {}).get("seqgrade", {}).get("rate_limited"))
+    """Whether the autograder graded ``previous``: what its results.json says. seqgrade writes ``graded`` into
+    every results.json (false for a PDF or other upload with no notebook, a run where the autograder itself
+    failed, and a submission answered by the limit); one written before it did says ``status`` only when a
+    notebook was graded. A submission without results (Gradescope's own failure) was never graded."""
+    results = previous.get("results")
+    seqgrade = (results.get("extra_data") or {}).get("seqgrade") if isinstance(results, dict) else None
+    if not isinstance(seqgrade, dict) or seqgrade.get("rate_limited"):
+        return False
+    return seqgrade["graded"] is True if "graded" in seqgrade else "status" in seqgrade
 
 
 def limited_results(root: Path, limit: RateLimit, *, now: datetime | None = None) -> dict | None:

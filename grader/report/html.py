@@ -11,7 +11,7 @@ from html import escape
 from grader.assignments.registry import get_assignment
 from grader.checking.reproduce import SNIPPET_HEADING
 from grader.errors import UnknownAssignment
-from grader.results import FLAG_WORDS, CheckResult, NotebookResult
+from grader.results import FLAG_WORDS, UNANSWERED_KIND, CheckResult, NotebookResult
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#222;padding:0 1rem}
@@ -20,7 +20,7 @@ section{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.6rem 1rem
 h2{font-size:1.1rem;margin:.2rem 0;display:flex;justify-content:space-between}
 table{border-collapse:collapse;width:100%;table-layout:fixed} td,th{padding:.3rem .4rem;border-top:1px solid #eee;vertical-align:top;text-align:left;overflow-wrap:anywhere}
 ul{margin:0;padding-left:1.1rem}
-.passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing{color:#8a5a00}.manual,.pending,.graded,.override{color:#1a5fb4}
+.passed{color:#176f2c}.failed,.error{color:#b3261e}.timeout,.missing,.unanswered{color:#8a5a00}.manual,.pending,.graded,.override{color:#1a5fb4}
 .property{margin-bottom:.15rem} code.fn{font-size:.75rem;color:#666} .staff{color:#1a5fb4;margin:.1rem 0}
 pre.snippet{background:#eef3fb;border-left:3px solid #3a7bd5}
 pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem;background:#f7f7f7;padding:.4rem;border-radius:4px}
@@ -100,7 +100,11 @@ def _check_row(c: CheckResult, sentence: str) -> str:
     label = f'<div class="property">{escape(sentence)}</div>' if sentence else ""
     label += f'<code class="fn">{escape(c.name)}</code>'
     status, points, details = c.status, f"{c.points:g} of {c.max_points:g}", ""
-    if c.pending:
+    if c.kind == UNANSWERED_KIND and c.staff is None:
+        status = UNANSWERED_KIND
+        details = ('<div class="note">Unanswered: the answer cell still reads as it was released, so course staff '
+                   'had nothing to grade. Write your answer in that cell.</div>')
+    elif c.pending:
         status, points = "pending", f"— of {c.max_points:g}"
         details = '<div class="note">Waiting for course staff to grade this answer.</div>'
     elif c.staff is not None:
@@ -120,7 +124,7 @@ def _check_row(c: CheckResult, sentence: str) -> str:
         figure = ('<div class="note">Which outputs changed (coloured) when each input was changed; '
                   'red squares above the diagonal would be outputs that saw the future.</div>'
                   + influence_svg(c.figure["matrix"]))
-    message = "" if c.status == "manual" else _message(c.message)
+    message = "" if c.status == "manual" or status == UNANSWERED_KIND else _message(c.message)
     return (f'<tr><td>{label}</td><td class="{escape(status)} badge">{escape(status)}</td>'
             f'<td>{points}</td><td>{details}{message}{figure}</td></tr>')
 

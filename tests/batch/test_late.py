@@ -214,3 +214,89 @@ def test_a_regrade_under_another_policy_changes_only_the_late_rows(course, threa
     with Gradebook(read_record(out).gradebook_url(out)) as gb:
         penalty = {s: gb.find_submission("sequence_models", s).late_submission_penalty for s in ("1001", "1003")}
     assert penalty == {"1001": 0, "1003": pytest.approx(0.5 * points)}
+
+
+# ---- issue 37: dates that mean what the TA wrote, reasons that are true, one number on every line ----------
+
+def test_a_date_only_due_date_covers_the_whole_day():
+    policy = _policy({**PER_DAY, "due": "2025-10-20", "timezone": "UTC", "grace_minutes": 0})
+    assert assess(policy, "s", _who("2025-10-20T23:59:59.500000+00:00")).charge is None  # was 90%: due at 23:59:59.000
+    assert assess(policy, "s", _who("2025-10-21T00:00:00+00:00")).charge.credit == pytest.approx(0.9)
+
+
+def test_an_extension_that_explains_the_late_flag_is_the_only_reason():
+    policy = _policy({**PER_DAY, "archive_timezone": "UTC", "extensions": {"s": {"due": "2025-10-23", "reason": "medical"}}})
+    kept = assess(policy, "s", _who("2025-10-22T08:00:00", ARCHIVE_TIME, late=True))  # Canvas: LATE; inside the extension
+    assert kept.charge is None and kept.decided
+    assert kept.notes == ("on time by its extension (extended to 2025-10-23 23:59 +0200: medical)",)
+
+
+def test_an_unreadable_submission_time_is_never_on_time_by_default():
+    said = assess(_policy(PER_DAY), "s", _who("2025-10-23 10:00:00 PDT"))
+    assert said.charge is None and not said.decided  # not judged: the LMS's own flag is kept
+    assert said.notes == ("submission time unreadable: '2025-10-23 10:00:00 PDT' (Gradescope created_at) is not a time "
+                          "the late policy can read, so it was not applied; give the student an extension row to decide",)
+
+
+def test_an_extension_dated_before_the_due_date_is_refused_with_its_line(course, tmp_path, capsys):
+    table = tmp_path / "ext.csv"
+    table.write_text("student,due,reason\n\nada,2025-10-02,flu (a typo for 2025-10-20)\n")
+    with pytest.raises(UsageError) as refused:  # before: taken, and an on-time student got 50%
+        read_extensions(table, _policy(PER_DAY), {"ada": StudentRecord("a")})
+    assert type(refused.value).__name__ == "ExtensionRefused" and refused.value.line_number == 3 and refused.value.line == "ada,2025-10-02,flu (a typo for 2025-10-20)"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps(PER_DAY))
+    assert main(["batch", str(course), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
+                 "--late-policy", str(policy), "--extensions", str(table)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "ext.csv, line 3 ('ada,2025-10-02,flu (a typo for 2025-10-20)')" in err
+    assert "ends 2025-10-02 23:59 +0200, before the assignment is due (2025-10-20 23:59 +0200)" in err
+
+
+def test_progress_lines_of_reused_results_give_the_late_total(course, threads, tmp_path):
+    """The issue's `[11/24] 1015: 27/27` while grades.csv says 21.6: a reused result's line now has the late charge."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from grader.batch.progress import batch_progress
+
+    export, policy, out = _canvas(course, tmp_path / "canvas.zip"), tmp_path / "policy.json", tmp_path / "out"
+    policy.write_text(json.dumps({**PER_DAY, "archive_timezone": "UTC"}))
+    lines = {}
+    for run in ("fresh", "reused"):
+        text = io.StringIO()
+        with batch_progress(Console(file=text, width=200), 3) as progress:
+            run_batch(BatchConfig(str(export), "sequence_models", str(out), limits=LIMITS, backend="inprocess",
+                                  late_policy=str(policy)), executor=threads, progress=progress)
+        lines[run] = {m.group(1): float(m.group(2)) for m in re.finditer(r"^\[\d/3\] (\d+): ([\d.]+)/27", text.getvalue(), re.M)}
+    totals = {r["student_id"]: float(r["total"]) for r in csv.DictReader(open(out / "grades.csv", newline=""))}
+    assert totals["1003"] < 25  # 80% of cy's points
+    assert lines["fresh"] == totals and lines["reused"] == totals
+
+
+def test_a_gradescope_pdf_gets_a_row_and_an_unreadable_time_is_said(course, threads, tmp_path):
+    """Gradescope: a student who uploaded only report.pdf has a row (0 points, why) in grades.csv and the
+    Gradescope CSV; a notebook whose :created_at cannot be read is not taken as on time: its row and the
+    batch's notes say so."""
+    export = tmp_path / "gs.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        zf.write(course / "ada.ipynb", "submission_1/sequence_models.ipynb")
+        zf.writestr("submission_2/report.pdf", b"%PDF-1.4 my notebook, printed")
+        zf.writestr("submission_metadata.yml", (
+            "submission_1:\n  :created_at: 2025-10-23 10:00:00 PDT\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n"
+            "submission_2:\n  :created_at: 2025-10-20 10:00:00.000000000 -07:00\n  :submitters:\n"
+            "  - :name: Alan\n    :sid: '43'\n    :email: alan@uni.edu\n"))
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps(PER_DAY))
+    report = run_batch(BatchConfig(str(export), "sequence_models", str(tmp_path / "out"), limits=LIMITS, backend="inprocess",
+                                   lms="gradescope", late_policy=str(policy)), executor=threads)
+    rows = {r["student_id"]: r for r in csv.DictReader(open(tmp_path / "out" / "grades.csv", newline=""))}
+    assert set(rows) == {"42", "43"}
+    assert (rows["43"]["status"], float(rows["43"]["total"]), rows["43"]["email"]) == ("invalid", 0, "alan@uni.edu")
+    assert "no notebook handed in: report.pdf is not a notebook" in rows["43"]["reason"]
+    with open(tmp_path / "out" / "gradescope-grades.csv", newline="") as f:
+        assert {r["SID"]: (r["Email"], float(r["sequence_models"])) for r in csv.DictReader(f)}["43"] == ("alan@uni.edu", 0)
+    said = "submission time unreadable: '2025-10-23 10:00:00 PDT' (Gradescope created_at)"
+    assert said in rows["42"]["reason"] and any(n.startswith(f"42 {said}") for n in report.notes)

@@ -80,7 +80,7 @@ def test_a_changed_answer_sets_its_manual_score_aside(out, course, threads, tmp_
     assert any(n.startswith("ada manual stale: ar_fit_interpretation") for n in report.notes)
     assert _grade(out, "ada", QUESTION)[1:3] == (None, True)  # formgrader shows it to be graded again
     staff = json.loads((out / "staff.json").read_text())
-    assert staff["version"] == 2
+    assert staff["version"] == 3
     kept = [m for m in staff["marks"] if m["student"] == "ada"]
     assert len(kept) == 1 and kept[0]["points"] == 2 and len(kept[0]["answer_sha256"]) == 64  # kept, set aside
 
@@ -106,22 +106,47 @@ def test_scores_typed_into_an_export_older_than_the_answer_are_set_aside(out, co
     assert _export(out)["ada"]["note"].startswith("answer changed since scored (it had 2/2")
 
 
-def test_an_override_on_a_notebook_graded_again_is_flagged(out, course, threads, tmp_path):
-    check = f"seq2col.{SEQ2COL_CHECK.name}"
-    assert main(["override", str(out), "ada", check, "0", "--reason", "copied from a classmate"]) == 0
-    assert "graded again" not in _rows(out)["ada"]["reason"]
-    rerun = _batch(course, out, threads)  # nothing changed: nothing to say
-    assert rerun.reused == 3 and not [n for n in rerun.notes if "graded again" in n]
-    # ada edits only her free-text answer: the grader's points for the check stay, the notebook is another
-    report = _batch(_resubmit(course, tmp_path, "ada", QUESTION, NEW_ANSWER), out, threads)
-    said = [n for n in report.notes if n.startswith(f"ada {check}:")]
-    assert len(said) == 1 and "the notebook was graded again since the override was set" in said[0], report.notes
-    assert "the override of 0 is kept" in said[0] and "now gives" not in said[0]
-    rows = _rows(out)
-    assert said[0].removeprefix("ada ") in rows["ada"]["reason"]
-    # set again on this notebook: no longer flagged
-    assert main(["override", str(out), "ada", check, "0", "--reason", "copied from a classmate"]) == 0
-    assert "graded again" not in _rows(out)["ada"]["reason"]
+def _windows(out, student) -> dict:
+    data = json.loads((out / "results" / f"{student}.json").read_text())
+    return next(c for e in data["exercises"] if e["id"] == "seq2col" for c in e["checks"] if c["name"] == WINDOWS)
+
+
+def test_an_override_is_set_aside_when_the_code_it_was_made_on_changes(out, course, threads, tmp_path, capsys):
+    """The issue's case: a windows check overridden from 0 to 1; the student fixes the bug and resubmits. The
+    override no longer holds the fixed notebook down: it is kept and listed, the grader's points count until
+    staff confirm it. A change to a written answer alone leaves it standing."""
+    full = next(c.points for c in SEQUENCE_MODELS.exercise("seq2col").checks if c.name == WINDOWS)
+    wrong = _resubmit(course, tmp_path / "wrong", "cy", "seq2col", SEQUENCE_MODELS_WRONG["seq2col"])
+    assert _batch(wrong, out, threads).graded == 1
+    assert _windows(out, "cy")["points"] == 0
+    assert main(["override", str(out), "cy", f"seq2col.{WINDOWS}", "1", "--reason", "the handout was ambiguous"]) == 0
+    assert _windows(out, "cy")["staff"]["points"] == 1
+    # cy edits only the written answer: the same code, so the override stands and nothing is said
+    answered = _resubmit(wrong, tmp_path / "answered", "cy", QUESTION, NEW_ANSWER)
+    report = _batch(answered, out, threads)
+    assert report.graded == 1 and _windows(out, "cy")["staff"]["points"] == 1 and not [n for n in report.notes if "override" in n]
+    # cy fixes seq2col: the override was made on other code
+    fixed = _resubmit(course, tmp_path / "fixed", "cy", QUESTION, NEW_ANSWER)  # the solution's seq2col again
+    report = _batch(fixed, out, threads)
+    assert report.graded == 1
+    windows = _windows(out, "cy")
+    assert windows["points"] == full and "staff" not in windows  # the grader's points stand
+    said = [n for n in report.notes if n.startswith(f"cy override stale: seq2col.{WINDOWS}")]
+    assert len(said) == 1 and "set to 1/" in said[0] and "--confirm" in said[0], report.notes
+    assert said[0].removeprefix("cy ") in _rows(out)["cy"]["reason"] and "overridden" not in _rows(out)["cy"]["reason"]
+    kept = [m for m in json.loads((out / "staff.json").read_text())["marks"] if m["student"] == "cy"]
+    assert len(kept) == 1 and kept[0]["points"] == 1 and len(kept[0]["code_sha256"]) == 64  # kept, set aside
+    capsys.readouterr()
+    assert main(["override", str(out), "--list"]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("cy\t")]
+    assert len(listed) == 1 and "\tno: override stale" in listed[0] and "--confirm" in listed[0]
+    # staff confirm it on the new code: it applies again, bound to that code
+    assert main(["override", str(out), "cy", f"seq2col.{WINDOWS}", "--confirm", "--by", "ta2"]) == 0
+    windows = _windows(out, "cy")
+    assert windows["staff"] == {"kind": "override", "points": 1.0, "reason": "the handout was ambiguous", "by": "ta2",
+                                "grader_points": full} and windows["points"] == 1
+    assert "override stale" not in _rows(out)["cy"]["reason"]
+    assert main(["override", str(out), "ada", f"seq2col.{WINDOWS}", "--confirm"]) == 2  # there is none to confirm
 
 
 def test_a_version_1_staff_file_is_read_and_bound_to_what_is_there(out, course, threads, tmp_path):
@@ -137,7 +162,8 @@ def test_a_version_1_staff_file_is_read_and_bound_to_what_is_there(out, course, 
     rows = _rows(out)
     assert rows["ada"][QUESTION] == "1.5" and rows["ada"]["pending"] == "0" and "graded again" not in rows["cy"]["reason"]
     staff = json.loads((out / "staff.json").read_text())
-    assert staff["version"] == 2 and all(("answer_sha256" in m) != ("result_key" in m) for m in staff["marks"])
+    assert staff["version"] == 3 and all(("answer_sha256" in m) == (m["kind"] == "manual") for m in staff["marks"])
+    assert all(len(m["code_sha256"]) == 64 and m["result_key"] for m in staff["marks"] if m["kind"] == "override")
     _batch(_resubmit(course, tmp_path, "ada", QUESTION, NEW_ANSWER), out, threads)
     assert "manual stale" in _rows(out)["ada"]["reason"] and _rows(out)["ada"]["pending"] == "2"
 
@@ -149,7 +175,8 @@ def _numbers(text: str, pattern: str) -> dict:
 @pytest.fixture
 def marked(out, course, threads, tmp_path):
     """The batch with manual scores (ada 2, cy 1.5) and overrides (ada's and cy's seq2col), regraded after
-    cy changed seq2col only (a fresh result, the same answer): (OUTDIR, the regrade's progress lines, its table)."""
+    cy changed seq2col only (a fresh result, the same answer; cy's override is set aside, made on other code):
+    (OUTDIR, the regrade's progress lines, its table)."""
     _export(out)
     _score(out, tmp_path, {"ada": ("2", "clear"), "cy": ("1.5", "no bias term named")})
     assert main(["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "0", "--reason", "copied"]) == 0
@@ -189,3 +216,52 @@ def test_progress_lines_give_the_final_total(marked):
     out, lines, table = marked
     totals = {s: float(r["total"]) for s, r in _rows(out).items()}
     assert _numbers(lines, r"^\[\d/3\] (\w+): ([\d.]+)/27") == totals
+
+
+def test_an_answer_left_as_released_is_unanswered_not_pending(graded):
+    """bob handed back the release: his answer cell still says what it was released with. Nothing waits for staff."""
+    rows = _rows(graded)
+    assert (rows["bob"]["pending"], rows["bob"][QUESTION]) == ("0", "0") and rows["ada"]["pending"] == "2"
+    assert "unanswered: ar_fit_interpretation" in rows["bob"]["reason"] and "manual pending" not in rows["bob"]["reason"]
+    check = next(c for e in json.loads((graded / "results" / "bob.json").read_text())["exercises"] if e["id"] == QUESTION
+                 for c in e["checks"])
+    assert (check["status"], check["kind"], check["points"]) == ("missing", "unanswered", 0)
+    page = (graded / "feedback" / "bob.html").read_text()
+    row = page[page.index(f'id="{QUESTION}"'):].split("</section>")[0]
+    assert 'class="unanswered badge">unanswered<' in row and "still reads as it was released" in row
+    assert "Waiting for course staff" not in row and "pending" not in row
+    assert _grade(graded, "bob", QUESTION)[1:3] == (None, False)  # formgrader is not asked to grade it
+
+
+def test_results_json_gives_a_staff_scored_check_the_staffs_points(marked):
+    """The issue's `"points": 0.0` next to `"staff": {"points": 2.0}`: the JSON now says what the page says, and
+    keeps the grader's own points apart (and reads them back as the grader's)."""
+    out, _, _ = marked
+    for student, count in (("ada", 2), ("cy", 1)):  # cy's override was made on code cy changed since: set aside
+        data = json.loads((out / "results" / f"{student}.json").read_text())
+        marked_checks = [c for e in data["exercises"] for c in e["checks"] if "staff" in c]
+        assert len(marked_checks) == count and all(c["points"] == c["staff"]["points"] for c in marked_checks)
+        assert all(e["score"] == pytest.approx(sum(c["points"] for c in e["checks"])) for e in data["exercises"])
+        stored, _ = outputs.read_result(out, student)
+        assert [c.points for e in stored.exercises for c in e.checks if c.staff] == \
+            [c["staff"]["grader_points"] for c in marked_checks]
+    unmarked = json.loads((out / "results" / "bob.json").read_text())
+    assert all("staff" not in c for e in unmarked["exercises"] for c in e["checks"])
+
+
+def test_an_override_on_the_same_code_says_when_the_grader_now_gives_other_points():
+    """Another seqgrade version or other limits may change the grader's points for the same code: the override
+    still applies, and the TA is told."""
+    from grader.batch.record import StudentRecord
+    from grader.batch.staff import StoredMark, Target
+    from grader.batch.totals import final_result
+    from grader.results import CheckResult, ExerciseResult, NotebookResult, StaffMark
+
+    result = NotebookResult("sequence_models", "a.ipynb", "graded", (ExerciseResult("seq2col", (
+        CheckResult(WINDOWS, "failed", 0, 1.5),), 1.5),), max_score=1.5)
+    mark = StoredMark(StaffMark("override", 1.0, "agreed", grader_points=1.5), result_key="old", code_sha256="c0de")
+    done = final_result("a", result, StudentRecord("a.ipynb", code_sha256="c0de"), {Target("a", "seq2col", WINDOWS): mark}, "new")
+    assert done.result.score == 1.0 and done.notes == (
+        f"seq2col.{WINDOWS}: the grader now gives 0 points (it gave 1.5 when the override was set); the override of 1 is kept",)
+    other = final_result("a", result, StudentRecord("a.ipynb", code_sha256="beef"), {Target("a", "seq2col", WINDOWS): mark}, "new")
+    assert other.result.score == 0 and other.notes[0].startswith(f"override stale: seq2col.{WINDOWS} (set to 1/1.5")
