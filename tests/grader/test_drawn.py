@@ -87,7 +87,7 @@ def test_the_key_names_the_check_and_tests_own_properties_are_not_stored():
 
     assert drawn.key_of(prop.__code__, 12, 0) is None
     key = drawn.key_of(base.for_all.__code__, 12, 1)
-    assert key.startswith("checks/base.py:for_all:") and key.endswith(":12:1")
+    assert key.startswith("checking/base.py:for_all:") and key.endswith(":12:1")
 
 
 def _grade_all(student):
