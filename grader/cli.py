@@ -221,7 +221,6 @@ def cmd_batch(args, console: Console) -> int:
     check_storable_db_url(args.db)
     found = discover(args.submissions, args.assignment, file_times=args.file_times)  # fail fast, before anything slow is imported
     total, layout = len(found.jobs), found.layout
-    found.cleanup()
     # Said before torch and the checks are imported (seconds), so the TA sees at once that it started.
     console.print(f"seqgrade batch: {total} notebooks in {args.submissions} ({layout}); loading the grader...",
                   markup=False, highlight=False)
@@ -230,7 +229,11 @@ def cmd_batch(args, console: Console) -> int:
     from grader.batch.run import BatchConfig, run_batch
     from grader.batch.summary import print_batch_summary
 
-    get_assignment(args.assignment)
+    try:
+        get_assignment(args.assignment)
+    except BaseException:
+        found.cleanup()
+        raise
     _say_what_is_not_hidden(limits)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
                          workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
@@ -241,7 +244,7 @@ def cmd_batch(args, console: Console) -> int:
         console.print(text, markup=False, highlight=False)
 
     with batch_progress(console, total) as progress:
-        report = run_batch(config, progress=progress, phase=phase)
+        report = run_batch(config, progress=progress, phase=phase, found=found)  # the archive, unpacked once
     print_batch_summary(console, report, Path(args.out))
     return EXIT_OK
 

@@ -28,12 +28,12 @@ def infer_assignment(path: str | Path, declared: str | None) -> Assignment:
 
 
 def _all_checks(assignment: Assignment, status: str, message: str, kind: str = "missing") -> tuple[ExerciseResult, ...]:
-    return tuple(uniform_result(e, status, message, kind) for e in assignment.exercises)
+    return assignment.described([uniform_result(e, status, message, kind) for e in assignment.exercises])
 
 
 def grade_exercises(assignment: Assignment, student, explain_missing=lambda name: "") -> tuple[ExerciseResult, ...]:
     graded = [e.id for e in assignment.exercises if e.kind == "function"]  # each served while another is graded
-    return tuple(judge_exercise(exercise, student, explain_missing, graded) for exercise in assignment.exercises)
+    return assignment.described([judge_exercise(exercise, student, explain_missing, graded) for exercise in assignment.exercises])
 
 
 def missing_explainer(submission: Submission, reports) -> Callable[[str], str]:

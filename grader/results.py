@@ -25,6 +25,11 @@ def _points(x: float) -> float:
     return round(float(x), 6) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
+# How a failure message introduces the code that reproduces its call (grader.checking.reproduce writes it,
+# the feedback page sets it apart).
+SNIPPET_HEADING = "To reproduce this call in your notebook, run:"
+
+
 @dataclass(frozen=True)
 class CheckResult:
     name: str
@@ -37,6 +42,9 @@ class CheckResult:
     kind: str = ""  # why it did not pass (grader.checking.base.FAILURE_KINDS); "" when it passed or is manual
     # Points set by course staff (a manual score or an override), applied after grading; see StaffMark.
     staff: "StaffMark | None" = None
+    # What the check checks, the first line of its docstring (grader.checking.exercise.Check.property): the
+    # result carries it so that a page is rendered from the result alone, without importing the checks.
+    sentence: str = ""
 
     def __post_init__(self):
         if self.status not in CHECK_STATUSES:

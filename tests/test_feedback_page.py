@@ -2,6 +2,10 @@
 points, named arguments and a snippet that rebuilds the exact arguments of the failing call."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import torch
 
@@ -21,12 +25,13 @@ def _result() -> NotebookResult:
                     f"{SNIPPET_HEADING}\nseq = [1, 2]\nseq2col(seq, filter_size)", kind="values",
                     staff=StaffMark("override", 1.0, reason="the windows are right, y is off by one", by="TA Kim")),
     )
-    return NotebookResult("sequence_models", "nb.ipynb", "graded", max_score=7.0, exercises=(
+    return NotebookResult("sequence_models", "nb.ipynb", "graded", max_score=7.0, exercises=get_assignment(
+        "sequence_models").described((
         ExerciseResult("seq2col", checks, 2.0),
         ExerciseResult("ar_fit_interpretation", (CheckResult("manual_review", "manual", 0, 2.0),), 2.0, manual=True),
         ExerciseResult("other", (CheckResult("manual_review", "manual", 0, 3.0,
                                              staff=StaffMark("manual", 2.5, reason="clear")),), 3.0, manual=True),
-    ))
+    )))
 
 
 def test_page_shows_properties_staff_marks_and_pending_points():
@@ -44,6 +49,21 @@ def test_page_shows_properties_staff_marks_and_pending_points():
     assert "wrong <b>" not in page and "wrong &lt;b&gt;" in page
     assert '<pre class="snippet">seq = [1, 2]\nseq2col(seq, filter_size)</pre>' in page
     assert "<script" not in page
+
+
+def test_a_page_is_rendered_from_the_result_alone_without_torch_or_the_checks(tmp_path):
+    """A result carries each check's property sentence, so rendering a stored result imports neither torch nor
+    the checks, and the page still says what each check checks."""
+    stored = tmp_path / "result.json"
+    stored.write_text(json.dumps(_result().to_dict()))
+    code = ("import json, sys; from grader.results import NotebookResult; from grader.report.html import render; "
+            f"page = render(NotebookResult.from_dict(json.loads(open({str(stored)!r}).read()))); "
+            "print(json.dumps([page, sorted(m for m in sys.modules if m == 'torch' or m.startswith("
+            "('grader.checking', 'grader.assignments')))]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    page, imported = json.loads(out)
+    assert imported == []
+    assert get_assignment("sequence_models").exercise("seq2col").checks[1].property in page
 
 
 def _rebuilt(code: str) -> dict:

@@ -26,17 +26,27 @@ def fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def write_result(outdir: Path, student: str, result: NotebookResult, key: str) -> None:
+def write_result(outdir: Path, student: str, result: NotebookResult, key: str, *, page: bool = True) -> None:
     """results/<student>.json: what the grader decided, with the staff marks; the feedback page also shows the
     late charge, which the JSON leaves out (a changed late policy never changes it). A check with a staff mark
     gives the points that count, the staff's, as its ``points`` (as the page does); the grader's own are its
-    ``staff.grader_points``. A result without staff marks is written exactly as ``seqgrade grade --json``."""
+    ``staff.grader_points``. A result without staff marks is written exactly as ``seqgrade grade --json``.
+    The JSON is written only when its bytes change; the page only when ``page`` (a batch stores each result as
+    soon as it is graded, so that an interrupted batch keeps it, and writes the pages once, when it publishes)."""
     data = replace(result, late=None).to_dict()
     for check in (c for e in data["exercises"] for c in e["checks"] if c.get("staff")):
         check["points"] = check["staff"]["points"]
     data["cache_key"] = key
-    write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
-    write_atomic(outdir / "results" / f"{file_stem(student)}.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
+    if page:
+        write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
+    text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    path = outdir / "results" / f"{file_stem(student)}.json"
+    try:
+        unchanged = path.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        unchanged = False
+    if not unchanged:
+        write_atomic(path, text)
 
 
 def read_result(outdir: Path, student: str) -> tuple[NotebookResult, str] | None:

@@ -121,4 +121,4 @@ def missing_result(assignment: Assignment, notebook: str, reason: str) -> Notebo
 
     exercises = [uniform_result(e, "missing", reason, "not_graded") for e in assignment.exercises]
     return NotebookResult(assignment=assignment.id, notebook=notebook, status="invalid", reason=reason,
-                          exercises=tuple(exercises), max_score=assignment.max_score)
+                          exercises=assignment.described(exercises), max_score=assignment.max_score)

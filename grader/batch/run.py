@@ -23,7 +23,7 @@ from grader.results import NotebookResult
 from . import nbgrader_import, outputs
 from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
-from .inputs import discover
+from .inputs import Discovery, discover
 from .late import batch_policy
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
@@ -79,13 +79,16 @@ def default_workers() -> int:
 
 def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
               progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
-              phase: Callable[[str], None] | None = None) -> BatchReport:
-    """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step."""
+              phase: Callable[[str], None] | None = None, found: Discovery | None = None) -> BatchReport:
+    """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step.
+    ``found``: the submissions as the caller already discovered them (an archive is unpacked once); the
+    batch removes what discovering unpacked when it ends."""
     assignment = get_assignment(config.assignment)
     if config.lms and config.lms not in LMS_FORMATS:
         raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
     check_storable_db_url(config.db_url)
-    found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
+    if found is None:
+        found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
     nbgrader_import.prefetch_gradebook()
     client = None
     workers = None
@@ -162,7 +165,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         key = pending[job.student][1]
         if payload["result"] is not None:
             result = NotebookResult.from_dict(payload["result"])
-            outputs.write_result(outdir, job.student, result, key)
+            outputs.write_result(outdir, job.student, result, key, page=False)  # the page: once, when published
             keys[job.student] = key
             report.graded += 1
         else:

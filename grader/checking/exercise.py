@@ -15,6 +15,8 @@ import inspect
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
+from grader.results import ExerciseResult
+
 from .calls import StandInClass
 from .standins import StandIn, stand_in
 
@@ -196,6 +198,11 @@ class Assignment:
             if e.id == exercise_id:
                 return e
         raise KeyError(f"{self.id} has no exercise {exercise_id!r}")
+
+    def described(self, results: Sequence[ExerciseResult]) -> tuple[ExerciseResult, ...]:
+        """``results`` with each check's property sentence filled in from the declaration."""
+        return tuple(replace(r, checks=tuple(replace(c, sentence=self.check_property(r.id, c.name)) for c in r.checks))
+                     for r in results)
 
     def check_property(self, exercise_id: str, check_name: str) -> str:
         """The property sentence of one check, as `seqgrade list` prints it ("" when there is no such check)."""

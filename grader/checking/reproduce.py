@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from grader.jail.codec import Unsupported
+from grader.results import SNIPPET_HEADING
 
 from .calls import Made
 
@@ -198,7 +199,6 @@ def snippet(name: str, args) -> str | None:
     return "\n".join(imports + lines + [f"{name}({', '.join(names)})"])
 
 
-SNIPPET_HEADING = "To reproduce this call in your notebook, run:"
 
 
 def stand_in_note(name: str, stand_ins) -> str:

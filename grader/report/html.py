@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from grader.assignments.registry import get_assignment
-from grader.checking.reproduce import SNIPPET_HEADING
-from grader.errors import UnknownAssignment
-from grader.results import FLAG_WORDS, UNANSWERED_KIND, CheckResult, NotebookResult
+from grader.results import FLAG_WORDS, SNIPPET_HEADING, UNANSWERED_KIND, CheckResult, NotebookResult
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#222;padding:0 1rem}
@@ -44,14 +41,6 @@ def influence_svg(matrix: list[list[int]], cell: int = 22) -> str:
     parts.append(f'<text x="0" y="{30 + size // 2}" font-size="11" transform="rotate(-90 10,{30 + size // 2})">output i →</text>')
     parts.append("</svg>")
     return "".join(parts)
-
-
-def _assignment(assignment_id: str):
-    """The registry's assignment of a result (None for one the registry does not know)."""
-    try:
-        return get_assignment(assignment_id)
-    except UnknownAssignment:
-        return None
 
 
 def _points(x: float) -> str:
@@ -94,7 +83,8 @@ def _message(text: str) -> str:
 MANUAL_SENTENCE = "A written answer, read and scored by course staff."
 
 
-def _check_row(c: CheckResult, sentence: str) -> str:
+def _check_row(c: CheckResult) -> str:
+    sentence = c.sentence
     if c.status == "manual" and not sentence:
         sentence = MANUAL_SENTENCE
     label = f'<div class="property">{escape(sentence)}</div>' if sentence else ""
@@ -130,10 +120,9 @@ def _check_row(c: CheckResult, sentence: str) -> str:
 
 
 def render(result: NotebookResult) -> str:
-    assignment = _assignment(result.assignment)
     rows = []
     for e in result.exercises:
-        checks = "".join(_check_row(c, assignment.check_property(e.id, c.name) if assignment else "") for c in e.checks)
+        checks = "".join(_check_row(c) for c in e.checks)
         root = f'<p class="root">First problem: {escape(e.root_cause)}</p>' if e.root_cause else ""
         pending = f"; {e.pending_points:g} pending" if e.pending_points else ""
         worth = f"bonus: {_points(e.max_score)}, on top of the maximum" if e.bonus else _points(e.max_score)

@@ -21,7 +21,7 @@ def test_flags_and_staff_marks_round_trip_through_json():
     result = _result(flags=("late", "release_identical"))
     assert result.flags == ("release_identical", "late")  # one order, whatever order they were given in
     data = json.loads(result.to_json())
-    assert data["version"] == 3 and data["flags"] == ["release_identical", "late"]
+    assert data["version"] == 4 and data["flags"] == ["release_identical", "late"]
     back = NotebookResult.from_dict(data)
     assert back == result and back.to_json() == result.to_json()
     assert back.score == 1.0 + 0.5 + 1.5 and back.pending_points == 0
