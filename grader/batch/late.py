@@ -195,10 +195,7 @@ def load_policy(path: str | Path) -> tuple[LatePolicy, Path | None]:
 def course_policy(assignment: str, root: str | Path | None = None) -> tuple[LatePolicy, Path | None] | None:
     """The late policy the course config gives ``assignment`` (None when it gives none)."""
     if root is None:
-        from .nbgrader_import import nbgrader_imported
-
-        nbgrader_imported()  # grader.course.release imports nbgrader, which a batch may be importing in the background
-        from grader.course.release import ASSIGNMENTS_ROOT as root
+        from grader.course import ASSIGNMENTS_ROOT as root  # imports no nbgrader
     path = Path(root) / COURSE_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

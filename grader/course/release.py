@@ -32,9 +32,9 @@ from nbgrader.preprocessors import (
 from grader.errors import OutputNotWritable, UnknownAssignment, UsageError
 from grader.fsutil import ensure_writable_dir, write_atomic
 
+from . import ASSIGNMENTS_ROOT  # noqa: F401 (re-exported)
 from .placeholders import PLACEHOLDERS
 
-ASSIGNMENTS_ROOT = Path(__file__).resolve().parents[2] / "assignments"
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.MULTILINE)
 
 

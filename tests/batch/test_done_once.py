@@ -39,3 +39,15 @@ def test_an_export_is_unpacked_once_and_each_result_and_page_written_once(releas
     assert len(discovered) == 1
     per_student = {name: n for name, n in written.items() if name.startswith(("results/", "feedback/"))}
     assert len(per_student) == 4 and set(per_student.values()) == {1}, per_student
+
+
+def test_reading_the_course_late_policy_imports_no_nbgrader():
+    """A batch reads the course config's late policy before grading; that must not wait for nbgrader (whose
+    import a batch starts in the background and which costs seconds)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from grader.batch.late import course_policy; course_policy('sequence_models'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nbgrader'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.strip() == "[]"
