@@ -10,15 +10,20 @@ Rules (docs/architecture.md, "Checks, and grades a TA can defend"):
 - when the first failing check finds a type, shape or dtype difference that mechanical steps undo on
   every case the probe saw (:mod:`grader.checking.mechanical`), that check is charged and the later ones
   judge the results with the steps undone, at the precision the answer was computed in;
+- when a check finds values right to float32's precision only (kind "precision"), it alone is charged and the
+  later ones judge at float32's precision;
 - an own check never charges a format difference: it is then "not judged";
 - after the first check that shows a difference from the reference, a later reference check that
   fails says "not judged" instead of repeating the counterexample;
-- the first thing that went wrong is the exercise's ``root_cause``, shown first in the feedback.
+- the first thing that went wrong (a charge before a check that could not be judged) is the exercise's
+  ``root_cause``, shown first in the feedback.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Callable, Sequence
+
+import torch
 
 from grader.assignments.registry import Exercise
 from grader.checking.base import FAILURE_KINDS, run_check
@@ -57,6 +62,13 @@ def uniform_result(exercise: Exercise, status: str, message: str, kind: str) -> 
 
 def _first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
+
+
+def _root(kind: str, message: str) -> str:
+    """The root cause as the feedback names it: the kind, then the message's first line (once: a message that
+    already opens with the kind's name, such as "not judged: ...", is not prefixed again)."""
+    label, line = FAILURE_KINDS.get(kind, kind), _first_line(message)
+    return line if line.startswith(f"{label}:") else f"{label}: {line}"
 
 
 def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None, degenerate) -> CheckResult:
@@ -123,6 +135,13 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
                                                            f"it: the later ones judge your results with it undone: "
                                                            f"{fix.summary}.)"))
                     continue
+            if token is None and check.judges != "own" and result.kind == mechanical.PRECISION_KIND:
+                # float32 arithmetic, charged here once: every later check judges at float32's precision (a class's
+                # own dtypes check charges it too, while each of its checks observes the precision itself)
+                token = PRECISION.set(mechanical.COARSER[torch.float64])
+                results.append(replace(result, message=f"{result.message}\n(Only this check is charged for it: the "
+                                                       f"later ones judge your results at float32's precision.)"))
+                continue
             if check.judges == "own" and result.status != "passed" and result.kind in MECHANICAL:
                 # the property cannot be posed on a result of that form: not a charge of its own
                 result = replace(result, kind="not_judged", message=f"not judged: {_first_line(result.message)} "
@@ -141,8 +160,9 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
         root = f"{FAILURE_KINDS.get(aborted.kind, aborted.kind)}: {aborted.message}"
     elif degenerate:
         root = f"{FAILURE_KINDS['degenerate']}: {degenerate}"
-    else:
-        failed = next((r for r in results if r.status != "passed"), None)
-        root = f"{FAILURE_KINDS.get(failed.kind, failed.kind)}: {_first_line(failed.message)}" if failed else ""
+    else:  # the first charge; a check that could not be judged only when nothing was charged
+        failed = [r for r in results if r.status != "passed"]
+        first = next((r for r in failed if r.kind != "not_judged"), failed[0] if failed else None)
+        root = _root(first.kind, first.message) if first else ""
     return ExerciseResult(id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root,
                           bonus=exercise.bonus)

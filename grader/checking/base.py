@@ -67,6 +67,7 @@ FAILURE_KINDS = {
     "type": "wrong type",
     "shape": "wrong shape",
     "dtype": "wrong dtype",
+    "precision": "computed at a coarser precision",  # float32 arithmetic on float64 inputs (grader.checking.mechanical)
     "values": "wrong values",
     "not_differentiable": "not differentiable",
     "degenerate": "does no real work",
@@ -76,12 +77,14 @@ FAILURE_KINDS = {
 }
 
 # A hint for each kind of failure that does not depend on the exercise; a check's own hint is for
-# wrong values (and for the kinds it names in ``Check.hints``).
+# wrong values and lost precision (and for the kinds it names in ``Check.hints``).
 KIND_HINTS = {
     "raised": RERUN_HINT,
     "type": "Return exactly the kind of object the exercise asks for (a torch tensor, an ndarray, an int...).",
     "shape": "Print the shapes of your intermediate results for the input shown and compare them with the exercise's.",
     "dtype": "Create new tensors and arrays with the input's dtype (dtype=x.dtype) instead of the default.",
+    "precision": "Compute in the inputs' dtype throughout: make new tensors with dtype=x.dtype (or x.new_zeros(...)) "
+                 "and never convert a float64 input to float32 (.float()) on the way.",
     "not_differentiable": "Use torch operations on the inputs only: no .detach(), .numpy(), .item() or torch.tensor(...) on intermediate results.",
     "timeout": "Look for a loop that never ends or work that grows much faster than the input.",
     "resources": "Call the helper functions on pieces the size of your inputs (one block, one step), not on "
@@ -292,14 +295,16 @@ def drawn_cases(strategy, count: int, key: str) -> list:
 def run_check(name: str, func: Callable[[StudentCode], object], points: float, student: StudentCode,
               hint: str = "", hints: Mapping[str, str] | None = None) -> CheckResult:
     """Run one check against the student's code and record its verdict, its failure kind and a hint
-    chosen for that kind (the check's own diagnosis first, then ``hints``, then ``hint`` for wrong values)."""
+    chosen for that kind (the check's own diagnosis first, then ``hints``, then ``hint`` for wrong values or
+    lost precision, else the kind's own)."""
 
     named: list = []
 
     def result(status: str, message: str = "", figure: dict | None = None, kind: str = "",
                diagnosed: str | None = None) -> CheckResult:
         if status != "passed":
-            chosen = diagnosed or (hints or {}).get(kind) or (hint if kind == "values" else KIND_HINTS.get(kind, ""))
+            chosen = diagnosed or (hints or {}).get(kind) or \
+                (hint if kind in ("values", "precision") else KIND_HINTS.get(kind, ""))
             if chosen:
                 message = f"{message}\nHint: {chosen}"
             # only the stand-ins the grader actually answered during this check are mentioned

@@ -15,16 +15,25 @@ every result with those steps undone (:class:`Undone`): a list of states costs t
 float32 accumulators for float64 inputs cost the check that compares dtypes only. Results cast up from a
 coarser dtype are then judged at that dtype's precision (:data:`grader.checking.compare.PRECISION`): undoing the
 cast cannot give back the digits float32 arithmetic lost.
+
+Precision is one such cause for functions and classes alike, whether the dtype shows it or not: a result,
+state or intermediate computed in float32 for float64 inputs is charged once, by the first check that finds it
+(kind "precision": a values check whose every case agrees with the reference at float32's precision, see
+:class:`Slips`; for a class, its dtypes check), and every other check judges the answer at float32's precision.
+A result shows it by its dtype or by its digits (:func:`coarser_result`).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
+from .base import KIND_HINTS, CheckFailed
 from .calls import Reply
+from .compare import PRECISION
 from .gate import numbers
 
 FLOAT_ORDER = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -276,3 +285,78 @@ class Undone:
         reply = self._student.call(name, args, **options)
         again = self.fix.undo(reply.again, args) if options.get("again") else reply.again
         return replace(reply, value=self.fix.undo(reply.value, args), again=again)
+
+
+# --- precision: a result, state or intermediate computed in float32 for float64 inputs ----------------------
+#
+# One mechanical cause for functions and classes alike: the first check that finds it is charged (kind
+# "precision"; for a class, its dtypes check), and every other check judges the answer at float32's precision.
+
+PRECISION_KIND = "precision"
+COARSER = {torch.float64: torch.float32}  # the slip recognised: float32 arithmetic on float64 inputs
+
+
+@contextmanager
+def judged_at(precision: torch.dtype | None):
+    """Comparisons with a tolerance and finite differences inside allow ``precision``'s rounding (None: no change)."""
+    token = PRECISION.set(precision) if precision is not None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            PRECISION.reset(token)
+
+
+def float32_digits(value) -> bool:
+    """``value`` is a float64 tensor whose every entry is a float32 number, some of them not whole: it was computed
+    in float32 and cast back (an entry computed in float64 is a float32 number with probability 2^-29, about 2e-9)."""
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.float64:
+        return False
+    v = value.detach()
+    finite = v[torch.isfinite(v)]
+    return bool(torch.equal(finite, finite.float().double())) and bool((finite != finite.round()).any())
+
+
+def coarser_result(value, dtype: torch.dtype) -> torch.dtype | None:
+    """The coarser precision a result meant to be of ``dtype`` was computed in, seen from the result alone:
+    float32 for a float32 tensor, or a float64 one holding float32's digits, where float64 is meant."""
+    coarse = COARSER.get(dtype)
+    if coarse is None or not isinstance(value, torch.Tensor):
+        return None
+    return coarse if value.dtype == coarse or float32_digits(value) else None
+
+
+PRECISION_NOTE = ("These values agree with the reference to float32's precision but not to float64's, the inputs' "
+                  "dtype: part of the computation runs in float32 (a tensor made with torch's default dtype, or a "
+                  ".float() copy), which loses the digits float64 keeps.")
+
+
+class Slips:
+    """The cases of one check whose values differ from the reference's at the inputs' precision but agree at the
+    next coarser one (float32 for float64 inputs). :meth:`judge` keeps the first such case instead of failing on
+    it; :meth:`charge`, after every case has passed that way, fails the check once with kind "precision"."""
+
+    def __init__(self, hint: str | None = KIND_HINTS[PRECISION_KIND]):
+        self.first, self.hint = None, hint
+
+    def judge(self, compare: Callable[[], None], dtype: torch.dtype) -> None:
+        """Run ``compare()`` (it raises CheckFailed); a failure about values that disappears at the precision
+        coarser than ``dtype`` is kept, not raised. Once a slip was charged (PRECISION set), nothing is retried."""
+        try:
+            compare()
+        except CheckFailed as exc:
+            coarse = COARSER.get(dtype)
+            if exc.kind != "values" or coarse is None or PRECISION.get() is not None:
+                raise
+            with judged_at(coarse):
+                try:
+                    compare()
+                except CheckFailed:
+                    raise exc from None
+            if self.first is None:
+                self.first = exc
+
+    def charge(self) -> None:
+        if self.first is not None:
+            raise CheckFailed(f"{self.first.message}\n{PRECISION_NOTE}", self.first.figure, kind=PRECISION_KIND,
+                              hint=self.hint)

@@ -8,8 +8,14 @@ outside. The pieces every class check of lm_modules shares; the checks themselve
 - the grader's own weights are loaded only when the layout is the course's (names and shapes are part of
   the contract); otherwise a check that needs them is not judged, since the parameters check already
   charges the layout;
+- the parameters are observed, never read from what the object says about itself: the grader's numbers
+  must reach what the module computes with (:func:`unreached`), and a module that computes with tensors its
+  state_dict() does not hold (layers in a plain Python list) is charged once, by the parameters check;
 - gradients are judged against finite differences of the student's own module: one random direction over
-  the inputs and every parameter, the module evaluated at the parameters moved along it both ways.
+  the inputs and every parameter, the module evaluated at the parameters moved along it both ways;
+- precision is observed from the results (grader.checking.mechanical): a module that computes in float32 where
+  float64 is asked (a float32 result, a float64 one holding float32's digits, a float32 state that raises after
+  .double()) is charged by the dtypes check alone, and every other check judges it at float32's precision.
 """
 from __future__ import annotations
 
@@ -21,6 +27,8 @@ import torch
 from .base import CheckFailed, NotJudged, StudentErrorAt
 from .calls import StudentRaised
 from .compare import compare_arrays, describe, kind_of
+from .mechanical import COARSER, coarser_result, judged_at
+from .properties import fd_settings
 from .strategies import gaussian
 
 RTOL, ATOL = 1e-6, 1e-9
@@ -51,6 +59,7 @@ class Built:
     double: bool = True
     seed: int = 0
     loaded: dict = field(default_factory=dict)  # the parameters last loaded (carried over to a float32 instance)
+    observed: torch.dtype | None = None  # a coarser precision its results showed (grader.checking.mechanical)
 
     @classmethod
     def make(cls, student, name: str, sizes, *, classes=None, double: bool = True, seed: int = 0) -> "Built":
@@ -89,22 +98,32 @@ class Built:
             self.student.call_method(self.name, self.handle, [], method=method)
         except StudentRaised as exc:
             raise StudentErrorAt(f"{self.text}.{method}() raised {exc.type_name}: {exc.message}") from None
+        if method in ("double", "float"):
+            self.double = method == "double"
 
     @property
     def dtype(self) -> torch.dtype:
         """What the module computes in: float64, or float32 when it fails in float64 only (see __call__)."""
         return torch.float64 if self.double else torch.float32
 
-    def __call__(self, *args, **options):
+    @property
+    def precision(self) -> torch.dtype | None:
+        """The coarser precision its results are judged at: float32 when it computes in float32 only, or when a
+        result showed float32 arithmetic (see :func:`output`); None otherwise."""
+        return COARSER[torch.float64] if not self.double else self.observed
+
+    def __call__(self, *args, strict: bool = False, **options):
         """The module applied to ``args`` (a Reply); what it raises names the call.
 
         A module that works as built (float32) but raises a dtype mismatch once ``.double()`` was called
         (a state made with a fixed dtype, say) has one mechanical mistake, which the dtypes check charges:
-        every other check then judges it in float32, at float32's precision."""
+        every other check then judges it in float32, at float32's precision (not ``strict``: the dtypes check
+        itself sees the mismatch)."""
         try:
-            return self.student.call_method(self.name, self.handle, list(args), **options)
+            return self.student.call_method(self.name, self.handle, list(args) if self.double else _single(args),
+                                            **options)
         except StudentRaised as exc:
-            if self.double and DTYPE_MISMATCH.search(exc.message):
+            if self.double and not strict and DTYPE_MISMATCH.search(exc.message):
                 single = Built.make(self.student, self.name, self.sizes, classes=self.classes, double=False, seed=self.seed)
                 if self.loaded:  # the grader's weights, loaded earlier; else the same seeded numbers as built
                     single.load({k: v.float() if v.is_floating_point() else v for k, v in self.loaded.items()})
@@ -146,8 +165,59 @@ def parameter_differences(built: Built, expected: dict) -> str:
     return "; ".join(lines)
 
 
-def check_parameters(built: Built, expected: dict, hint: str) -> None:
+UNREACHED_HINT = ("Register every part that holds parameters: sub-modules as attributes or in an nn.ModuleList (a "
+                  "plain Python list hides them from state_dict(), .double() and the grader's weights), tensors as "
+                  "nn.Parameter; and leave state_dict() and load_state_dict() as nn.Module defines them.")
+
+
+def unreached(built: Built, args: list) -> str | None:
+    """Why the parameters loaded into the module do not decide what it computes (None when they do, or when it
+    cannot be told). Three instances, each called once on ``args``: ``a`` and ``b`` built with different numbers,
+    ``c`` built as ``b`` and given ``a``'s state_dict(); ``c`` must compute what ``a`` computes, and something
+    else than ``b``. Observed from results only: what the object lists about itself decides nothing."""
+    def make(k):
+        return Built.make(built.student, built.name, built.sizes, classes=built.classes, double=built.double,
+                          seed=built.seed + 7001 + k)
+
+    try:
+        a, b, c = make(0), make(1), make(1)
+        state = a.state()
+        want, before = a(*args).value, b(*args).value
+        c.load(state)
+        after = c(*args).value
+    except StudentErrorAt:
+        return None
+    if not all(isinstance(t, torch.Tensor) and t.shape == want.shape and t.is_floating_point()
+               for t in (want, before, after)):
+        return None
+    want, before, after = (t.detach().double() for t in (want, before, after))
+
+    def differs(x, y):  # by more than float32's rounding (the instances may compute in float32): other numbers
+        return not torch.allclose(x, y, rtol=1e-4, atol=1e-5)
+
+    if differs(before, want) and not differs(before, after):
+        return (f"loading another instance's state_dict() into {built.text} did not change what it computes: its "
+                f"load_state_dict() does not reach the tensors it computes with")
+    if differs(after, want):
+        return (f"{built.text} computes with tensors its state_dict() does not hold: an instance given another "
+                f"instance's state_dict() still computes something else, so the grader's weights cannot reach them")
+    return None
+
+
+def not_reached(built: Built, args: list) -> None:
+    """A failure of a property of the module is not judged when the grader's numbers do not reach it (the
+    parameters check charges that): two instances built alike may then compute different things."""
+    why = unreached(built, args)
+    if why is not None:
+        raise NotJudged(f"{why} (see the parameters check)", kind="not_judged")
+
+
+def check_parameters(built: Built, expected: dict, hint: str, args: list) -> None:
+    """The module's state_dict() has the course's layout, and the numbers loaded into it decide what it computes."""
     problems = parameter_differences(built, expected)
+    why = unreached(built, args)
+    if why is not None:
+        raise CheckFailed(why + (f". {problems}." if problems else "."), kind="shape", hint=UNREACHED_HINT)
     if problems:
         count = sum(int(torch.Size(s).numel()) for s in built.shapes.values())
         want = sum(int(torch.Size(s).numel()) for s in expected.values())
@@ -156,37 +226,44 @@ def check_parameters(built: Built, expected: dict, hint: str) -> None:
                           hint=hint)
 
 
-def output(value, shape: tuple, dtype: torch.dtype, context: str) -> torch.Tensor:
-    """The module's output as a detached tensor of ``shape`` and ``dtype``, or CheckFailed saying why not."""
+def output(value, shape: tuple, dtype: torch.dtype, context: str, built: Built | None = None) -> torch.Tensor:
+    """The module's output as a detached tensor of ``shape`` and ``dtype``, or CheckFailed saying why not. With
+    ``built``, a result computed in a coarser precision (float32 for float64) is the dtypes check's charge alone:
+    it is recorded on ``built`` (judged at that precision from then on) and returned cast to ``dtype``."""
     if kind_of(value) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor; got {describe(value)}", kind="type")
     if tuple(value.shape) != tuple(shape):
         raise CheckFailed(f"{context}: the result has shape {tuple(value.shape)}; expected {tuple(shape)}", kind="shape")
+    coarse = coarser_result(value, dtype) if built is not None else None
+    if coarse is not None:
+        built.observed = coarse
+        return value.detach().to(dtype)
     if value.dtype != dtype:
         raise CheckFailed(f"{context}: the result has dtype {value.dtype}; expected {dtype} (the parameters' and inputs' "
                           f"dtype)", kind="dtype")
     return value.detach()
 
 
-def assert_close(got, want, context: str, name: str = "the result", hint: str | None = None) -> None:
-    """``got`` equals ``want`` within float64's tolerance, or float32's when the module computed in float32."""
-    if isinstance(got, torch.Tensor) and got.dtype == torch.float32:
-        problem = compare_arrays(got.double(), want.double(), name=name, rtol=1e-4, atol=1e-5)
-    else:
-        problem = compare_arrays(got, want, name=name, rtol=RTOL, atol=ATOL)
+def assert_close(got, want, context: str, name: str = "the result", hint: str | None = None,
+                 precision: torch.dtype | None = None) -> None:
+    """``got`` equals ``want`` within float64's tolerance, or at ``precision`` (float32's, when the module computes
+    in float32: a float32 ``got`` is judged so too)."""
+    if isinstance(got, torch.Tensor) and got.dtype in COARSER.values():
+        got, precision = got.double(), precision or got.dtype
+    with judged_at(precision):
+        problem = compare_arrays(got, want.to(got.dtype) if isinstance(want, torch.Tensor) else want, name=name,
+                                 rtol=RTOL, atol=ATOL)
     if problem is not None:
         raise CheckFailed(f"{context}: {problem}", hint=hint)
 
 
 def assert_module_gradients(built: Built, args: list, wrt: list[int], out_shape: tuple, seed: int, context: str) -> None:
     """Autograd's gradients (inputs ``wrt`` and every parameter) agree with central finite differences of the
-    student's own module along one random direction (float64, step 1e-6)."""
+    student's own module along one random direction (float64, step 1e-6; at float32's precision a step of 1e-2
+    and a tolerance to match, grader.checking.properties.fd_settings)."""
     cot = gaussian(seed + 101, *out_shape)
     reply = built(*args, grad_wrt=wrt, grad_params=True, cotangent=cot)
-    if not built.double:  # finite differences say nothing at float32's precision
-        raise NotJudged(f"{built.text} computes only in float32 (see the dtypes check), where finite differences are "
-                        f"too coarse to judge gradients", kind="not_judged")
-    output(reply.value, out_shape, torch.float64, context)
+    output(reply.value, out_shape, built.dtype, context, built)
     if reply.grads is None or reply.param_grads is None:
         raise CheckFailed(f"{context}: the result is not differentiable: autograd found no gradient for it (was "
                           f"something detached, or computed outside torch?)", kind="not_differentiable")
@@ -196,15 +273,16 @@ def assert_module_gradients(built: Built, args: list, wrt: list[int], out_shape:
     moves = {i: gaussian(seed + 300 + i, *args[i].shape) for i in wrt}
     analytic = sum(float((g * moves[i]).sum()) for i, g in zip(wrt, reply.grads))
     analytic += sum(float((reply.param_grads[k] * d).sum()) for k, d in directions.items() if k in reply.param_grads)
-    eps = 1e-6
+    with judged_at(built.precision):
+        eps, rtol = fd_settings(torch.float64)
     sides = []
     for sign in (1, -1):  # each side on an instance of its own, as every module call of these checks
         twin = built.twin()
         twin.load({k: v + sign * eps * directions[k] if k in directions else v for k, v in theta.items()})
         moved = [a + sign * eps * moves[i] if i in moves else a for i, a in enumerate(args)]
-        sides.append(float((twin(*moved).value.detach() * cot).sum()))
+        sides.append(float((twin(*moved).value.detach().double() * cot).sum()))
     numeric = (sides[0] - sides[1]) / (2 * eps)
-    if abs(analytic - numeric) > 1e-5 * max(1.0, abs(numeric)):
+    if abs(analytic - numeric) > rtol * max(1.0, abs(numeric)):
         raise CheckFailed(f"{context}: along a random direction of the inputs and parameters, autograd's gradients give "
                           f"a slope of {analytic:.6g} while finite differences of your module give {numeric:.6g}",
                           kind="values")

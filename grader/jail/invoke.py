@@ -194,6 +194,20 @@ def _objective(out, cot):
     return sum(terms) if terms else None
 
 
+@contextlib.contextmanager
+def _seeded(seed):
+    """Random numbers drawn inside from torch's global generator seeded with ``seed`` (an int), the notebook's own
+    stream left where it was: a class built on the grader's request with its fill seed draws the initial values of
+    whatever the fill cannot reach (layers in a plain list) from that seed, so two instances built alike are alike
+    and a regrade builds the same module."""
+    if not isinstance(seed, int):
+        yield
+        return
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
 def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict, dict]:
     """Call a student function (``name``), a class (``op: construct``, kept under ``handle``) or a method
     of an object constructed earlier (``handle`` and ``method``), with stand-ins and made arguments."""
@@ -224,7 +238,8 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
                 _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask), \
                 objects.stand_in_classes(ns, request.get("stand_in_classes"), stub):
             with torch.enable_grad():
-                out = fn(*args)
+                with _seeded(request.get("fill_seed") if constructing else None):
+                    out = fn(*args)
                 if constructing:
                     objects.OBJECTS[str(request.get("handle"))] = out
                     return {"ok": True}, {"value": objects.prepared(out, request)}

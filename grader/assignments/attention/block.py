@@ -11,18 +11,11 @@ import functools
 import torch
 
 from grader.checking.answers import whole_number
-from grader.checking.base import CheckFailed, Lazy, Passed, call, diagnose, fail_if, for_all, format_call
-from grader.checking.compare import compare_arrays
+from grader.checking.base import CheckFailed, Passed, call, for_all, format_call
 from grader.checking.gate import Probe
-from grader.checking.positions import (
-    ATOL,
-    RTOL,
-    assert_causal,
-    assert_permutation_equivariant,
-    no_mixing_reason,
-    not_mixing,
-)
+from grader.checking.positions import assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import transformer as ref
 
 NAME = "transformer_block"
@@ -99,19 +92,11 @@ def _mistakes(args):
     ]
 
 
-def check_transformer_block_values(student):
-    """transformer_block equals torch.nn.TransformerEncoderLayer(norm_first=True, dropout=0.0) with the same weights.
+check_transformer_block_values = check(values, "check_transformer_block_values", """transformer_block equals torch.nn.TransformerEncoderLayer(norm_first=True, dropout=0.0) with the same weights.
 
-    Always judged."""
-
-    def prop(case):
-        args = block_inputs(case)
-        context = Lazy(lambda: f"for {show(args)}")
-        got = call(student, NAME, *args).value
-        fail_if(compare_arrays(got, ref.transformer_block(*args), rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _mistakes(args)))
-
-    for_all(block_cases(), prop, max_examples=4, examples=(SMALL, (False, 3, 1, 2, False, 1)))
+    Always judged.""", spec=Values(NAME, block_cases, block_inputs, ref.transformer_block, max_examples=4,
+                                   examples=(SMALL, (False, 3, 1, 2, False, 1)), mistakes=lambda *args: _mistakes(list(args)),
+                                   show=show))
 
 
 def check_transformer_block_causality(student):

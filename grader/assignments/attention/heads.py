@@ -10,18 +10,11 @@ import math
 
 import torch
 
-from grader.checking.base import Lazy, Passed, call, diagnose, expect_value_error, fail_if, for_all, format_call
-from grader.checking.compare import compare_arrays
+from grader.checking.base import Passed, expect_value_error, for_all
 from grader.checking.gate import Probe
-from grader.checking.positions import (
-    ATOL,
-    RTOL,
-    assert_causal,
-    assert_permutation_equivariant,
-    no_mixing_reason,
-    not_mixing,
-)
+from grader.checking.positions import assert_causal, assert_permutation_equivariant, no_mixing_reason, not_mixing
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import transformer as ref
 
 from .sdpa import allowed_mask
@@ -91,19 +84,10 @@ def _mistakes(args):
     ]
 
 
-def check_mha_values(student):
-    """multi_head_attention equals torch.nn.MultiheadAttention(bias=False) with the same weights, heads taking columns in order.
+check_mha_values = check(values, "check_mha_values", """multi_head_attention equals torch.nn.MultiheadAttention(bias=False) with the same weights, heads taking columns in order.
 
-    Always judged."""
-
-    def prop(case):
-        args = mha_inputs(case)
-        context = Lazy(lambda: f"for {format_call(NAME, args)}")
-        got = call(student, NAME, *args).value
-        fail_if(compare_arrays(got, ref.multi_head_attention(*args), rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _mistakes(args)))
-
-    for_all(mha_cases(), prop, max_examples=6, examples=(SMALL, (False, 4, 2, 1, "none", 1)))
+    Always judged.""", spec=Values(NAME, mha_cases, mha_inputs, ref.multi_head_attention, max_examples=6,
+                                   examples=(SMALL, (False, 4, 2, 1, "none", 1)), mistakes=lambda *args: _mistakes(list(args))))
 
 
 def check_mha_causality(student):

@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import torch
 
-from grader.checking.base import Lazy, call, diagnose, fail_if, for_all, format_call
-from grader.checking.compare import compare_arrays
 from grader.checking.gate import Probe
-from grader.checking.positions import ATOL, RTOL
-from grader.checking.properties import assert_gradients_match_own_function
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Gradients, Values, check, gradients, values
 from reference import transformer as ref
 
 LEADS = ((), (3,), (2, 3), (2, 1, 3))
@@ -24,10 +21,15 @@ def norm_cases():
     return st.tuples(st.sampled_from(LEADS), st.integers(2, 5), st.sampled_from(EPS), st.integers(0, 2**16))
 
 
-def _values(student, name, args, want, mistakes):
-    context = Lazy(lambda: f"for {format_call(name, args)}")
-    got = call(student, name, *args).value
-    fail_if(compare_arrays(got, want, rtol=RTOL, atol=ATOL), context, hint=diagnose(got, mistakes))
+NORM_EXAMPLES = (((2,), 4, 1e-5, 0), ((), 3, 0.5, 1), ((2, 1, 3), 2, 0.1, 2))
+
+
+def _same_shape(args):
+    return tuple(args[0].shape)
+
+
+def _seed(case):
+    return case[-1]
 
 
 # --- layer_norm ------------------------------------------------------------------------------------------
@@ -54,29 +56,16 @@ def _layer_norm_mistakes(x, gamma, beta, eps):
     ]
 
 
-def check_layer_norm_values(student):
-    """layer_norm(x, gamma, beta, eps) equals torch.nn.functional.layer_norm over the last axis, for any leading shape.
+check_layer_norm_values = check(values, "check_layer_norm_values", """layer_norm(x, gamma, beta, eps) equals torch.nn.functional.layer_norm over the last axis, for any leading shape.
 
-    Always judged."""
+    Always judged.""", spec=Values("layer_norm", norm_cases, layer_norm_inputs, ref.layer_norm, max_examples=8,
+                                   examples=NORM_EXAMPLES, mistakes=_layer_norm_mistakes))
 
-    def prop(case):
-        args = layer_norm_inputs(case)
-        _values(student, "layer_norm", args, ref.layer_norm(*args), _layer_norm_mistakes(*args))
+check_layer_norm_gradients = check(gradients, "check_layer_norm_gradients", """Gradients of layer_norm with respect to x, gamma and beta agree with how its output changes.
 
-    for_all(norm_cases(), prop, max_examples=8, examples=(((2,), 4, 1e-5, 0), ((), 3, 0.5, 1), ((2, 1, 3), 2, 0.1, 2)))
-
-
-def check_layer_norm_gradients(student):
-    """Gradients of layer_norm with respect to x, gamma and beta agree with how its output changes.
-
-    Not judged when the result is not a tensor shaped like x (see the values check)."""
-
-    def prop(case):
-        args = layer_norm_inputs(case)
-        assert_gradients_match_own_function(student, "layer_norm", args, (0, 1, 2), ("x", "gamma", "beta"),
-                                            tuple(args[0].shape), case[-1])
-
-    for_all(norm_cases(), prop, max_examples=2, examples=(((2, 3), 4, 1e-5, 0),))
+    Not judged when the result is not a tensor shaped like x (see the values check).""",
+    spec=Gradients("layer_norm", norm_cases, layer_norm_inputs, (0, 1, 2), ("x", "gamma", "beta"), _same_shape, _seed,
+                   max_examples=2, examples=(((2, 3), 4, 1e-5, 0),)))
 
 
 # --- rms_norm --------------------------------------------------------------------------------------------
@@ -99,29 +88,16 @@ def _rms_norm_mistakes(x, gamma, eps):
     ]
 
 
-def check_rms_norm_values(student):
-    """rms_norm(x, gamma, eps) = x / sqrt(mean(x^2) + eps) * gamma over the last axis, for any leading shape.
+check_rms_norm_values = check(values, "check_rms_norm_values", """rms_norm(x, gamma, eps) = x / sqrt(mean(x^2) + eps) * gamma over the last axis, for any leading shape.
 
-    Always judged."""
+    Always judged.""", spec=Values("rms_norm", norm_cases, rms_norm_inputs, ref.rms_norm, max_examples=8,
+                                   examples=NORM_EXAMPLES, mistakes=_rms_norm_mistakes))
 
-    def prop(case):
-        args = rms_norm_inputs(case)
-        _values(student, "rms_norm", args, ref.rms_norm(*args), _rms_norm_mistakes(*args))
+check_rms_norm_gradients = check(gradients, "check_rms_norm_gradients", """Gradients of rms_norm with respect to x and gamma agree with how its output changes.
 
-    for_all(norm_cases(), prop, max_examples=8, examples=(((2,), 4, 1e-5, 0), ((), 3, 0.5, 1), ((2, 1, 3), 2, 0.1, 2)))
-
-
-def check_rms_norm_gradients(student):
-    """Gradients of rms_norm with respect to x and gamma agree with how its output changes.
-
-    Not judged when the result is not a tensor shaped like x (see the values check)."""
-
-    def prop(case):
-        args = rms_norm_inputs(case)
-        assert_gradients_match_own_function(student, "rms_norm", args, (0, 1), ("x", "gamma"), tuple(args[0].shape),
-                                            case[-1])
-
-    for_all(norm_cases(), prop, max_examples=2, examples=(((2, 3), 4, 1e-5, 0),))
+    Not judged when the result is not a tensor shaped like x (see the values check).""",
+    spec=Gradients("rms_norm", norm_cases, rms_norm_inputs, (0, 1), ("x", "gamma"), _same_shape, _seed,
+                   max_examples=2, examples=(((2, 3), 4, 1e-5, 0),)))
 
 
 # --- swiglu ----------------------------------------------------------------------------------------------
@@ -149,27 +125,15 @@ def _swiglu_mistakes(x, W1, W2, W3):
     ]
 
 
-def check_swiglu_values(student):
-    """swiglu(x, W1, W2, W3) = (silu(x W1) * (x W2)) W3, for any leading shape.
+check_swiglu_values = check(values, "check_swiglu_values", """swiglu(x, W1, W2, W3) = (silu(x W1) * (x W2)) W3, for any leading shape.
 
-    Always judged."""
+    Always judged.""", spec=Values("swiglu", swiglu_cases, swiglu_inputs, ref.swiglu, max_examples=8,
+                                   examples=(((2, 3), 3, 4, 0), ((), 2, 3, 1)), mistakes=_swiglu_mistakes))
 
-    def prop(case):
-        args = swiglu_inputs(case)
-        _values(student, "swiglu", args, ref.swiglu(*args), _swiglu_mistakes(*args))
+check_swiglu_gradients = check(gradients, "check_swiglu_gradients", """Gradients of swiglu with respect to x, W1, W2 and W3 agree with how its output changes.
 
-    for_all(swiglu_cases(), prop, max_examples=8, examples=(((2, 3), 3, 4, 0), ((), 2, 3, 1)))
-
-
-def check_swiglu_gradients(student):
-    """Gradients of swiglu with respect to x, W1, W2 and W3 agree with how its output changes.
-
-    Not judged when the result is not a tensor of shape (..., D) (see the values check)."""
-
-    def prop(case):
-        args = swiglu_inputs(case)
-        assert_gradients_match_own_function(student, "swiglu", args, (0, 1, 2, 3), ("x", "W1", "W2", "W3"),
-                                            (*args[0].shape[:-1], args[3].shape[1]), case[-1])
-
-    for_all(swiglu_cases(), prop, max_examples=2, examples=(((2, 3), 3, 4, 0),))
+    Not judged when the result is not a tensor of shape (..., D) (see the values check).""",
+    spec=Gradients("swiglu", swiglu_cases, swiglu_inputs, (0, 1, 2, 3), ("x", "W1", "W2", "W3"),
+                   lambda args: (*args[0].shape[:-1], args[3].shape[1]), _seed, max_examples=2,
+                   examples=(((2, 3), 3, 4, 0),)))
 

@@ -13,12 +13,13 @@ import math
 import numpy as np
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, Skip, call, diagnose, fail_if, for_all, format_call
+from grader.checking.base import CheckFailed, Lazy, Skip, call, fail_if, for_all, format_call
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.positions import ATOL, RTOL, random_permutation, with_arg
 from grader.checking.properties import fd_settings
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import transformer as ref
 
 NAME = "scaled_dot_product_attention"
@@ -117,21 +118,11 @@ def _sdpa_mistakes(Q, K, V, mask=None):
     return [((lambda f=f: f() @ V), hint) for f, hint in mistakes] + [(f, hint) for f, hint in mistakes]
 
 
-def check_sdpa_values(student):
-    """Y = softmax(Q K^T / sqrt(dk), masked keys excluded) V and A the weights, as torch's scaled_dot_product_attention.
+check_sdpa_values = check(values, "check_sdpa_values", """Y = softmax(Q K^T / sqrt(dk), masked keys excluded) V and A the weights, as torch's scaled_dot_product_attention.
 
-    Always judged."""
-
-    def prop(case):
-        args = sdpa_inputs(case)
-        context = Lazy(lambda: f"for {format_call(NAME, args)}")
-        Y, A = _pair(call(student, NAME, *args).value, _shapes(args), context)
-        want_Y, want_A = ref.scaled_dot_product_attention(*args)
-        mistakes = _sdpa_mistakes(*args)
-        fail_if(compare_arrays(A, want_A, name="A", rtol=RTOL, atol=ATOL), context, hint=diagnose(A, mistakes))
-        fail_if(compare_arrays(Y, want_Y, name="Y", rtol=RTOL, atol=ATOL), context, hint=diagnose(Y, mistakes))
-
-    for_all(sdpa_cases(), prop, max_examples=6, examples=(SMALL, UNMASKED))
+    Always judged.""", spec=Values(NAME, sdpa_cases, sdpa_inputs, ref.scaled_dot_product_attention, max_examples=6,
+                                   examples=(SMALL, UNMASKED), form=lambda got, args, context: _pair(got, _shapes(args), context),
+                                   parts=(("A", 1), ("Y", 0)), mistakes=_sdpa_mistakes))
 
 
 def check_sdpa_weights_are_distributions(student):

@@ -9,12 +9,12 @@ import math
 
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call
+from grader.checking.base import CheckFailed, call, diagnose, fail_if, for_all
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
-from grader.checking.positions import ATOL, RTOL, assert_permutation_equivariant, no_mixing_reason
-from grader.checking.properties import assert_one_example_matches_batch
+from grader.checking.positions import assert_permutation_equivariant, no_mixing_reason
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, single_example, values
 from reference import transformer as ref
 
 # --- self_attention --------------------------------------------------------------------------------------
@@ -41,23 +41,17 @@ PROBE_SELF_ATTENTION = Probe(SELF, self_attention_cases(), self_attention_inputs
                              {0: "X", 1: "Wq", 2: "Wk", 3: "Wv"})
 
 
-def check_self_attention_values(student):
-    """self_attention(X, Wq, Wk, Wv) = softmax(X Wq (X Wk)^T / sqrt(dk)) X Wv, for X of shape (N, D) or (B, N, D).
+def _self_attention_mistakes(X, Wq, Wk, Wv):
+    return [(lambda: torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1), -1) @ (X @ Wv),
+             "The scores are not scaled: divide by sqrt(dk), dk = Wq.shape[1]."),
+            (lambda: torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1) / math.sqrt(X.shape[-1]), -1) @ (X @ Wv),
+             "Scale by sqrt(dk) = sqrt(Wq.shape[1]), the width of the queries, not by sqrt(D).")]
 
-    Always judged."""
 
-    def prop(case):
-        args = self_attention_inputs(case)
-        context = Lazy(lambda: f"for {format_call(SELF, args)}")
-        got = call(student, SELF, *args).value
-        X, Wq, Wk, Wv = args
-        mistakes = [(lambda: torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1), -1) @ (X @ Wv),
-                     "The scores are not scaled: divide by sqrt(dk), dk = Wq.shape[1]."),
-                    (lambda: torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1) / math.sqrt(X.shape[-1]), -1) @ (X @ Wv),
-                     "Scale by sqrt(dk) = sqrt(Wq.shape[1]), the width of the queries, not by sqrt(D).")]
-        fail_if(compare_arrays(got, ref.self_attention(*args), rtol=RTOL, atol=ATOL), context, hint=diagnose(got, mistakes))
+check_self_attention_values = check(values, "check_self_attention_values", """self_attention(X, Wq, Wk, Wv) = softmax(X Wq (X Wk)^T / sqrt(dk)) X Wv, for X of shape (N, D) or (B, N, D).
 
-    for_all(self_attention_cases(), prop, max_examples=6, examples=(SELF_SMALL,))
+    Always judged.""", spec=Values(SELF, self_attention_cases, self_attention_inputs, ref.self_attention, max_examples=6,
+                                   examples=(SELF_SMALL,), mistakes=_self_attention_mistakes))
 
 
 UNJUDGED_MIX = no_mixing_reason(SELF)
@@ -78,16 +72,11 @@ def check_self_attention_permutation_equivariance(student):
     for_all(self_attention_cases(min_n=2), prop, max_examples=3, examples=(SELF_SMALL,), unjudged=UNJUDGED_MIX)
 
 
-def check_self_attention_single_sequence(student):
-    """self_attention on one sequence X of shape (N, D) gives that sequence's row of the batched result.
+check_self_attention_single_sequence = check(single_example, "check_self_attention_single_sequence", """self_attention on one sequence X of shape (N, D) gives that sequence's row of the batched result.
 
-    Not judged when the batched result is not a tensor with one row per sequence (see the values check)."""
-
-    def prop(case):
-        X, *weights = args = self_attention_inputs((True, *case[1:]))
-        assert_one_example_matches_batch(student, SELF, args, lambda b: [X[b], *weights], rows=(0, 1))
-
-    for_all(self_attention_cases(), prop, max_examples=3, examples=(SELF_SMALL,))
+    Not judged when the batched result is not a tensor with one row per sequence (see the values check).""",
+    function=SELF, cases=self_attention_cases, inputs=lambda case: self_attention_inputs((True, *case[1:])),
+    single=lambda args, b: [args[0][b], *args[1:]], rows=lambda case: (0, 1), max_examples=3, examples=(SELF_SMALL,))
 
 
 # --- sinusoidal_positions --------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def check_recurrent_cell_parameters(student):
 def check_recurrent_cell_values(student):
     """RecurrentCell with the grader's weights computes relu(input_to_hidden(x) + hidden_to_hidden(h_prev)).
 
-    Not judged when the class does not lay out its parameters as the course's (the parameters check charges that).
+    Not judged when the class does not lay out its parameters as the course's, or the numbers loaded do not decide what it computes (the parameters check charges both).
     """
     values(student, Cell, cell_dims(), CELL_SMALL, CELL_HINT)
 
@@ -54,7 +54,7 @@ def check_recurrent_cell_values(student):
 def check_recurrent_cell_gradients(student):
     """RecurrentCell's gradients (inputs and parameters) agree with finite differences of the student's own module.
 
-    Not judged when the module computes only in float32 (finite differences are too coarse there) or its result does not have the form the exercise asks for.
+    Not judged when its result does not have the form the exercise asks for, or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     gradients(student, Cell, cell_dims(), CELL_SMALL, [0, 1])
 
@@ -62,7 +62,7 @@ def check_recurrent_cell_gradients(student):
 def check_recurrent_cell_batch_equivariance(student):
     """Reordering the batch rows of x and h_prev reorders the rows of RecurrentCell's result the same way.
 
-    Not judged when the result does not have the form the exercise asks for (the values or shape check charges that).
+    Not judged when the result does not have the form the exercise asks for (the values or shape check charges that), or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     batch_equivariance(student, Cell, cell_dims(), CELL_SMALL)
 
@@ -70,7 +70,7 @@ def check_recurrent_cell_batch_equivariance(student):
 def check_recurrent_cell_dtypes(student):
     """RecurrentCell computes in float32 as built and in float64 after .double().
 
-    Always judged.
+    Not judged when the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     dtypes(student, Cell, cell_dims(), CELL_SMALL)
 
@@ -99,7 +99,7 @@ def check_rnn_layer_parameters(student):
 def check_rnn_layer_values(student):
     """RNNLayer with the grader's cell and weights returns every state h_1..h_T of the recurrence, shape (B, T, H).
 
-    Not judged when the class does not lay out its parameters as the course's (the parameters check charges that).
+    Not judged when the class does not lay out its parameters as the course's, or the numbers loaded do not decide what it computes (the parameters check charges both).
     """
     values(student, Layer, layer_dims(), LAYER_SMALL, LAYER_HINT)
 
@@ -107,7 +107,7 @@ def check_rnn_layer_values(student):
 def check_rnn_layer_causality(student):
     """RNNLayer's state at time t does not depend on inputs after t.
 
-    Not judged when no change of an input moves any later output on any example (nothing to observe), or the result does not have the form the exercise asks for.
+    Not judged when no change of an input moves any later output on any example (nothing to observe), or the result does not have the form the exercise asks for, or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     causality(student, Layer, layer_dims(), LAYER_SMALL, change_vector)
 
@@ -115,7 +115,7 @@ def check_rnn_layer_causality(student):
 def check_rnn_layer_gradients(student):
     """RNNLayer's gradients (inputs and parameters) agree with finite differences of the student's own module.
 
-    Not judged when the module computes only in float32 (finite differences are too coarse there) or its result does not have the form the exercise asks for.
+    Not judged when its result does not have the form the exercise asks for, or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     gradients(student, Layer, layer_dims(), LAYER_SMALL, [0, 1])
 
@@ -145,7 +145,7 @@ def check_language_model_parameters(student):
 def check_language_model_values(student):
     """RNNLanguageModel with the grader's layers and weights gives the logits of the stacked RNN, shape (B, T, V).
 
-    Not judged when the class does not lay out its parameters as the course's (the parameters check charges that).
+    Not judged when the class does not lay out its parameters as the course's, or the numbers loaded do not decide what it computes (the parameters check charges both).
     """
     values(student, Model, lm_dims(), LM_SMALL, LM_HINT, extra=("L",))
 
@@ -153,7 +153,7 @@ def check_language_model_values(student):
 def check_language_model_causality(student):
     """Changing token j changes no logits at positions before j.
 
-    Not judged when no change of a token moves any later logit on any example (nothing to observe), or the result does not have the form the exercise asks for.
+    Not judged when no change of a token moves any later logit on any example (nothing to observe), or the result does not have the form the exercise asks for, or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     causality(student, Model, lm_dims(), LM_SMALL, change_token)
 
@@ -161,7 +161,7 @@ def check_language_model_causality(student):
 def check_language_model_batch_equivariance(student):
     """Reordering the sequences of the batch reorders the logits the same way.
 
-    Not judged when the result does not have the form the exercise asks for (the values or shape check charges that).
+    Not judged when the result does not have the form the exercise asks for (the values or shape check charges that), or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     batch_equivariance(student, Model, lm_dims(), LM_SMALL)
 
@@ -169,7 +169,7 @@ def check_language_model_batch_equivariance(student):
 def check_language_model_gradients(student):
     """RNNLanguageModel's parameter gradients agree with finite differences of the student's own module.
 
-    Not judged when the module computes only in float32 (finite differences are too coarse there) or its result does not have the form the exercise asks for.
+    Not judged when its result does not have the form the exercise asks for, or the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     gradients(student, Model, lm_dims(), LM_SMALL, [])
 
@@ -177,6 +177,6 @@ def check_language_model_gradients(student):
 def check_language_model_dtypes(student):
     """RNNLanguageModel computes in float32 as built and in float64 after .double().
 
-    Always judged.
+    Not judged when the numbers the grader loads do not decide what it computes (the parameters check charges that).
     """
     dtypes(student, Model, lm_dims(), LM_SMALL)

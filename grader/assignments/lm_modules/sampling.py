@@ -66,16 +66,28 @@ LOGITS = torch.tensor([[2.0, 0.5, -1.0, 0.0, 1.0], [-0.5, 1.5, 0.3, 0.8, -2.0], 
                       dtype=torch.float64)  # three distributions over 5 tokens, none with a tiny probability
 
 
+def as_ids(value) -> torch.Tensor | None:
+    """``value`` read as token ids whatever its container and number type (a list, an ndarray, float ids that are
+    whole numbers: the form is the shape check's charge alone), or None when it holds anything else."""
+    try:
+        ids = torch.as_tensor(value)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    if ids.is_complex():
+        return None
+    if ids.is_floating_point():
+        if not bool(torch.isfinite(ids).all()) or not torch.equal(ids, ids.round()):
+            return None
+    return ids.long()
+
+
 def _token_ids(value, B: int, context: str, strict: bool) -> torch.Tensor:
     """The result as B token ids. Only the shape check (``strict``) charges the form: the other checks judge
-    a result that holds B ids in another form ((B, 1), a list) with that form undone."""
+    a result that holds B ids in another form ((B, 1), a list, float or int32 ids) with that form undone."""
     if not strict:
-        try:
-            ids = torch.as_tensor(value)
-        except (TypeError, ValueError, RuntimeError):
-            ids = None
-        if ids is not None and ids.numel() == B and not ids.is_floating_point() and not ids.is_complex():
-            return ids.reshape(B).long()
+        ids = as_ids(value)
+        if ids is not None and ids.numel() == B:
+            return ids.reshape(B)
     if kind_of(value) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor of token ids; got {describe(value)}", kind="type")
     if tuple(value.shape) != (B,):
@@ -258,13 +270,10 @@ def _continuation(value, prefix, n_new, context: str, strict: bool):
     """What generate returned, read as the continuation of ``prefix`` (see _generate)."""
     want = (prefix.shape[0], prefix.shape[1] + n_new)
     if not strict:
-        try:
-            ids = torch.as_tensor(value)
-        except (TypeError, ValueError, RuntimeError):
-            ids = None
-        if ids is not None and not ids.is_floating_point() and ids.ndim == 2 and ids.shape[0] == want[0] \
+        ids = as_ids(value)
+        if ids is not None and ids.ndim == 2 and ids.shape[0] == want[0] \
                 and ids.shape[1] in (n_new, want[1]) and bool(((ids >= 0) & (ids < V)).all()):
-            return torch.cat([prefix, ids[:, -n_new:].long()], dim=1) if n_new else prefix
+            return torch.cat([prefix, ids[:, -n_new:]], dim=1) if n_new else prefix
     if kind_of(value) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor of token ids; got {describe(value)}", kind="type")
     if tuple(value.shape) != want:

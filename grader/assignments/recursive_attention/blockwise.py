@@ -13,10 +13,11 @@ import math
 import numpy as np
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, NotJudged, StudentErrorAt, call, diagnose, for_all, format_call
+from grader.checking.base import CheckFailed, NotJudged, StudentErrorAt, call, diagnose, format_call
 from grader.checking.compare import PRECISION, compare_arrays, describe, kind_of
 from grader.checking.gate import Probe, moved, same
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import recursive as ref
 
 MiB = 2**20
@@ -199,49 +200,46 @@ PROBE_ONLINE_SOFTMAX_ATTENTION = Probe("online_softmax_attention", blockwise_dim
                                        ref.online_softmax_attention, {0: "q", 1: "K", 2: "V"})
 
 
-def check_online_softmax_attention_values(student):
-    """online_softmax_attention(q, K, V, block_size) equals softmax(q K^T / sqrt(d)) V, for any block size.
-
-    Always judged."""
-
-    def prop(dims):
-        Q, K, V = blockwise_inputs(dims)
-        block = dims["block_k"]
-        args = [Q, K, V, block]
-        context = Lazy(lambda: f"for {format_call('online_softmax_attention', args)}")
-        got = call(student, "online_softmax_attention", *args).value
-        exact, _ = exact_attention(Q, K, V)
-        standard = standard_attention(Q, K, V)[0]
-        if Q.ndim == 1:
-            exact, standard = exact[0], standard[0]  # (dv,)
-        within_flash_rule("the result", got, exact, [standard], context, _online_mistakes(Q, K, V, block), Q.dtype)
-
-    for_all(blockwise_dims(single_query=True), prop, max_examples=10,
-            examples=({"Nq": 0, "Nk": 5, "d": 2, "dv": 2, "block_q": 1, "block_k": 2, "dtype": "float64", "seed": 0},))
+def _online_inputs(scale: float = 1.0):
+    def inputs(dims):
+        return [*blockwise_inputs(dims, scale=scale), dims["block_k"]]
+    return inputs
 
 
-def check_online_softmax_attention_large_scores(student):
-    """online_softmax_attention stays finite and correct when the scores are around 1e4 (no overflow).
+def _online_exact(Q, K, V, block):
+    """The float64 result and standard attention in the inputs' dtype, (dv,) for a single query."""
+    exact, standard = exact_attention(Q, K, V)[0], standard_attention(Q, K, V)[0]
+    return (exact[0], [standard[0]]) if Q.ndim == 1 else (exact, [standard])
 
-    Always judged."""
 
-    def prop(dims):
-        Q, K, V = blockwise_inputs(dims, scale=1e4)
-        args = [Q, K, V, dims["block_k"]]
-        context = Lazy(lambda: f"for {format_call('online_softmax_attention', args)} (scores around 1e4)")
-        got = call(student, "online_softmax_attention", *args).value
-        exact, standard = exact_attention(Q, K, V)[0], standard_attention(Q, K, V)[0]
-        if Q.ndim == 1:
-            exact, standard = exact[0], standard[0]
+OVERFLOW_HINT = ("exp(1e4) overflows: keep a running maximum of the scores and exponentiate score - max; rescale what "
+                 "you accumulated when the maximum grows.")
+
+
+def _online_rule(mistakes: bool, hint: str | None = None):
+    def compare(got, want, args, context, name):
+        Q, K, V, block = args
         try:
-            within_flash_rule("the result", got, exact, [standard], context, (), Q.dtype)
+            within_flash_rule(name, got, *want, context, _online_mistakes(Q, K, V, block) if mistakes else (), Q.dtype)
         except CheckFailed as exc:
-            exc.hint = ("exp(1e4) overflows: keep a running maximum of the scores and exponentiate score - max; "
-                        "rescale what you accumulated when the maximum grows.")
+            exc.hint = hint or exc.hint
             raise
+    return compare
 
-    for_all(blockwise_dims(single_query=True), prop, max_examples=4,
-            examples=({"Nq": 0, "Nk": 5, "d": 2, "dv": 2, "block_q": 1, "block_k": 2, "dtype": "float64", "seed": 0},))
+
+ONLINE_SMALL = {"Nq": 0, "Nk": 5, "d": 2, "dv": 2, "block_q": 1, "block_k": 2, "dtype": "float64", "seed": 0}
+
+check_online_softmax_attention_values = check(values, "check_online_softmax_attention_values", """online_softmax_attention(q, K, V, block_size) equals softmax(q K^T / sqrt(d)) V, for any block size.
+
+    Always judged.""", spec=Values("online_softmax_attention", lambda: blockwise_dims(single_query=True), _online_inputs(),
+                                   _online_exact, max_examples=10, examples=(ONLINE_SMALL,), compare=_online_rule(True)))
+
+check_online_softmax_attention_large_scores = check(values, "check_online_softmax_attention_large_scores", """online_softmax_attention stays finite and correct when the scores are around 1e4 (no overflow).
+
+    Always judged.""", spec=Values(
+    "online_softmax_attention", lambda: blockwise_dims(single_query=True), _online_inputs(scale=1e4), _online_exact,
+    max_examples=4, examples=(ONLINE_SMALL,), compare=_online_rule(False, OVERFLOW_HINT),
+    show=lambda args: format_call("online_softmax_attention", args) + " (scores around 1e4)"))
 
 
 ONLINE_MEMORY = {"Nq": 256, "Nk": 32768, "d": 4, "dv": 4, "block": 512}  # full scores: 64 MiB in float64

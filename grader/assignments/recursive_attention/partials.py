@@ -14,6 +14,7 @@ from grader.checking.base import CheckFailed, Lazy, Skip, StudentErrorAt, call, 
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import recursive as ref
 
 TOL = {"rtol": 1e-6, "atol": 1e-9}
@@ -91,19 +92,12 @@ def check_attention_partial_shapes(student):
                                                             {"Nq": 2, "Nk": 3, "d": 2, "dv": 3, "seed": 0}))
 
 
-def check_attention_partial_values(student):
-    """attention_partial gives s = logsumexp(q K^T / sqrt(d)) and v = softmax(q K^T / sqrt(d)) V.
+check_attention_partial_values = check(values, "check_attention_partial_values", """attention_partial gives s = logsumexp(q K^T / sqrt(d)) and v = softmax(q K^T / sqrt(d)) V.
 
-    Always judged."""
-
-    def prop(dims):
-        args = partial_inputs(dims)
-        context = Lazy(lambda: f"for {format_call('attention_partial', args)}")
-        got = call(student, "attention_partial", *args).value
-        want = ref.attention_partial(*args)
-        compare_state(got, want, context, mistakes=_partial_mistakes(*args))
-
-    for_all(partial_dims(), prop, max_examples=10, examples=({"Nq": 0, "Nk": 3, "d": 2, "dv": 2, "seed": 0},))
+    Always judged.""", spec=Values(
+    "attention_partial", partial_dims, partial_inputs, ref.attention_partial, max_examples=10,
+    examples=({"Nq": 0, "Nk": 3, "d": 2, "dv": 2, "seed": 0},),
+    compare=lambda got, want, args, context, name: compare_state(got, want, context, mistakes=_partial_mistakes(*args))))
 
 
 def check_attention_partial_empty_keys(student):

@@ -10,6 +10,7 @@ from grader.checking.base import CheckFailed, Lazy, NotJudged, Passed, call, for
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.strategies import gaussian
+from grader.checking.templates import Values, check, values
 from reference import recursive as ref
 
 from .blockwise import (
@@ -51,39 +52,49 @@ def _tiled(student, dims, causal):
     args = [Q, K, V, dims["block_q"], dims["block_k"]]
     context = Lazy(lambda: f"for {format_call('tiled_attention', args)}" + (", causal=True" if causal else ""))
     reply = call(student, "tiled_attention", *args, causal) if causal else call(student, "tiled_attention", *args)
-    got = reply.value
+    return (Q, K, V), _pair(reply.value, args, context), context
+
+
+def _pair(got, args, context):
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise CheckFailed(f"{context}: should return a pair (O, lse); got {describe(got)}", kind="type")
-    return (Q, K, V), got, context
+    return got
 
 
-def _check_tiled_values(student, causal):
-    def prop(dims):
-        (Q, K, V), (O, lse), context = _tiled(student, dims, causal)
-        exact_O, exact_lse = exact_attention(Q, K, V, causal)
-        std_O, std_lse = standard_attention(Q, K, V, causal)
-        fused_O, fused_lse = ref.tiled_attention(Q, K, V, dims["block_q"], dims["block_k"], causal)
-        within_flash_rule("O", O, exact_O, [std_O, fused_O], context, _tiled_mistakes(Q, K, V, dims["block_k"], causal),
-                           Q.dtype)
-        within_flash_rule("lse", lse, exact_lse, [std_lse, fused_lse], context, (), Q.dtype)
+def _tiled_inputs(causal):
+    def inputs(dims):
+        return [*blockwise_inputs(dims), dims["block_q"], dims["block_k"], *([True] if causal else [])]
+    return inputs
 
+
+def _exact_and_baselines(Q, K, V, block_q, block_k, causal=False):
+    """Per part (O, lse): the float64 value and the same computed other ways in the inputs' dtype."""
+    exact, standard = exact_attention(Q, K, V, causal), standard_attention(Q, K, V, causal)
+    fused = ref.tiled_attention(Q, K, V, block_q, block_k, causal)
+    return tuple((exact[i], [standard[i], fused[i]]) for i in range(2))
+
+
+def _within_flash_rule(got, want, args, context, name):
+    Q, K, V, _, block_k = args[:5]
+    mistakes = _tiled_mistakes(Q, K, V, block_k, len(args) > 5) if name == "O" else ()
+    within_flash_rule(name, got, *want, context, mistakes, Q.dtype)
+
+
+def _tiled_values(causal):
     examples = tuple({"Nq": n, "Nk": n if causal else m, "d": 2, "dv": 2, "block_q": bq, "block_k": bk,
                       "dtype": "float64", "seed": 0} for n, m, bq, bk in ((5, 3, 3, 2), (5, 7, 2, 3), (4, 4, 2, 2)))
-    for_all(blockwise_dims(causal=causal), prop, max_examples=8, examples=examples)
+    return Values("tiled_attention", lambda: blockwise_dims(causal=causal), _tiled_inputs(causal), _exact_and_baselines,
+                  max_examples=8, examples=examples, form=_pair, parts=(("O", 0), ("lse", 1)), compare=_within_flash_rule,
+                  show=lambda args: format_call("tiled_attention", args[:5]) + (", causal=True" if len(args) > 5 else ""))
 
 
-def check_tiled_attention_values(student):
-    """tiled_attention(Q, K, V, block_q, block_k) returns O = softmax(Q K^T / sqrt(d)) V and its lse, within FlashAttention's error rule.
+check_tiled_attention_values = check(values, "check_tiled_attention_values", """tiled_attention(Q, K, V, block_q, block_k) returns O = softmax(Q K^T / sqrt(d)) V and its lse, within FlashAttention's error rule.
 
-    Always judged."""
-    _check_tiled_values(student, causal=False)
+    Always judged.""", spec=_tiled_values(causal=False))
 
+check_tiled_attention_causal_values = check(values, "check_tiled_attention_causal_values", """tiled_attention(..., causal=True) masks keys after each query and stays within FlashAttention's error rule.
 
-def check_tiled_attention_causal_values(student):
-    """tiled_attention(..., causal=True) masks keys after each query and stays within FlashAttention's error rule.
-
-    Always judged."""
-    _check_tiled_values(student, causal=True)
+    Always judged.""", spec=_tiled_values(causal=True))
 
 
 def check_tiled_attention_causality(student):

@@ -5,15 +5,14 @@ import numpy as np
 import torch
 
 from grader.checking.answers import whole_number
-from grader.checking.base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
-from grader.checking.compare import compare_arrays, describe, kind_of
+from grader.checking.base import CheckFailed, Lazy, NotJudged, call, for_all, format_call
+from grader.checking.compare import describe, kind_of
 from grader.checking.gate import Probe
-from grader.checking.properties import assert_gradients_match_own_function
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Gradients, Values, check, gradients, values
 from reference import rnn_lm
 
 SMALL = {"T": 6, "K": 2, "dilation": 2, "seed": 0}
-RTOL, ATOL = 1e-6, 1e-9
 
 
 def conv_sizes(*, min_len: int = 1):
@@ -28,7 +27,10 @@ def conv_inputs(dims: dict) -> list:
 
 
 def _conv(student, args, context) -> torch.Tensor:
-    got = call(student, "causal_conv1d", *args).value
+    return _conv_form(call(student, "causal_conv1d", *args).value, args, context)
+
+
+def _conv_form(got, args, context) -> torch.Tensor:
     T = args[0].shape[0]
     if kind_of(got) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor; got {describe(got)}", kind="type")
@@ -79,19 +81,10 @@ def _mistakes(x, w, d):
     )
 
 
-def check_causal_conv1d_values(student):
-    """causal_conv1d gives y(t) = sum_k w(k) x(t - k * dilation), with zeros before the start.
+check_causal_conv1d_values = check(values, "check_causal_conv1d_values", """causal_conv1d gives y(t) = sum_k w(k) x(t - k * dilation), with zeros before the start.
 
-    Always judged."""
-
-    def prop(dims):
-        args = conv_inputs(dims)
-        context = Lazy(lambda: f"for {format_call('causal_conv1d', args)}")
-        got = _conv(student, args, context)
-        fail_if(compare_arrays(got, rnn_lm.causal_conv1d(*args), rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _mistakes(*args)))
-
-    for_all(conv_sizes(), prop, max_examples=8, examples=(SMALL,))
+    Always judged.""", spec=Values("causal_conv1d", conv_sizes, conv_inputs, rnn_lm.causal_conv1d, max_examples=8,
+                                   examples=(SMALL,), form=_conv_form, mistakes=_mistakes))
 
 
 def check_causal_conv1d_causality(student):
@@ -125,17 +118,11 @@ def check_causal_conv1d_causality(student):
                         "that use the past")
 
 
-def check_causal_conv1d_gradients(student):
-    """Gradients of causal_conv1d with respect to x and w agree with how its output changes.
+check_causal_conv1d_gradients = check(gradients, "check_causal_conv1d_gradients", """Gradients of causal_conv1d with respect to x and w agree with how its output changes.
 
-    Not judged when the result is not a (T,) tensor (the shape check charges that)."""
-
-    def prop(dims):
-        args = conv_inputs(dims)
-        assert_gradients_match_own_function(student, "causal_conv1d", args, (0, 1), ("x", "w"), (dims["T"],),
-                                            dims["seed"])
-
-    for_all(conv_sizes(), prop, max_examples=3, examples=(SMALL,))
+    Not judged when the result is not a (T,) tensor (the shape check charges that).""",
+    spec=Gradients("causal_conv1d", conv_sizes, conv_inputs, (0, 1), ("x", "w"), lambda args: tuple(args[0].shape),
+                   lambda dims: dims["seed"], max_examples=3, examples=(SMALL,)))
 
 
 # --- receptive_field -----------------------------------------------------------------------------------

@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call
+from grader.checking.base import CheckFailed, Lazy, call, fail_if, for_all, format_call
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import rnn_lm
 
 SMALL = {"T_dec": 2, "T_enc": 3, "d": 2, "seed": 0}
@@ -26,7 +27,10 @@ def states(dims: dict) -> list[torch.Tensor]:
 
 
 def _context(student, args, context) -> torch.Tensor:
-    got = call(student, "encoder_decoder_context", *args).value
+    return _form(call(student, "encoder_decoder_context", *args).value, args, context)
+
+
+def _form(got, args, context) -> torch.Tensor:
     want_shape = (args[0].shape[0], args[1].shape[1])
     if kind_of(got) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor; got {describe(got)}", kind="type")
@@ -67,19 +71,10 @@ def _mistakes(S, H):
     )
 
 
-def check_encoder_decoder_context_values(student):
-    """encoder_decoder_context(S, H) equals softmax(S H^T) H, the softmax over the encoder positions.
+check_encoder_decoder_context_values = check(values, "check_encoder_decoder_context_values", """encoder_decoder_context(S, H) equals softmax(S H^T) H, the softmax over the encoder positions.
 
-    Always judged."""
-
-    def prop(dims):
-        args = states(dims)
-        context = Lazy(lambda: f"for {format_call('encoder_decoder_context', args)}")
-        got = _context(student, args, context)
-        fail_if(compare_arrays(got, rnn_lm.encoder_decoder_context(*args), rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _mistakes(*args)))
-
-    for_all(attention_sizes(), prop, max_examples=8, examples=(SMALL,))
+    Always judged.""", spec=Values("encoder_decoder_context", attention_sizes, states, rnn_lm.encoder_decoder_context,
+                                   max_examples=8, examples=(SMALL,), form=_form, mistakes=_mistakes))
 
 
 def check_encoder_decoder_context_weights_sum_to_one(student):

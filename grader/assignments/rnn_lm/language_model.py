@@ -10,15 +10,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from grader.checking.base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
-from grader.checking.compare import compare_arrays, describe, kind_of
+from grader.checking.base import CheckFailed, Lazy, NotJudged, call, for_all, format_call
+from grader.checking.compare import describe, kind_of
 from grader.checking.gate import Probe
-from grader.checking.properties import assert_gradients_match_own_function
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Gradients, Values, check, gradients, values
 from reference import rnn_lm
 
 SMALL = {"T": 4, "V": 3, "D": 2, "H": 3, "seed": 0}
-RTOL, ATOL = 1e-6, 1e-9
 
 
 def lm_dims(*, min_len: int = 1):
@@ -93,19 +92,19 @@ def _state_mistakes(tokens, E, W_xh, W_hh, b_h):
     )
 
 
-def check_rnn_lm_states_values(student):
-    """rnn_lm_states gives h_t = tanh(e_t W_xh + h_{t-1} W_hh + b_h), e_t the row of E for token t, with h_{-1} = 0.
+def _state_inputs(dims):
+    return lm_inputs(dims)[:5]
 
-    Always judged."""
 
-    def prop(dims):
-        args = lm_inputs(dims)[:5]
-        context = Lazy(lambda: f"for {format_call('rnn_lm_states', args)}")
-        got = _tensor(call(student, "rnn_lm_states", *args).value, (dims["T"], dims["H"]), context)
-        fail_if(compare_arrays(got, rnn_lm.rnn_lm_states(*args), name="the states", rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _state_mistakes(*args)))
+def _states_shape(args) -> tuple:
+    return (args[0].shape[0], args[3].shape[0])  # (T, H)
 
-    for_all(lm_dims(), prop, max_examples=8, examples=(SMALL,))
+
+check_rnn_lm_states_values = check(values, "check_rnn_lm_states_values", """rnn_lm_states gives h_t = tanh(e_t W_xh + h_{t-1} W_hh + b_h), e_t the row of E for token t, with h_{-1} = 0.
+
+    Always judged.""", spec=Values("rnn_lm_states", lm_dims, _state_inputs, rnn_lm.rnn_lm_states, max_examples=8,
+                                   examples=(SMALL,), form=lambda got, args, context: _tensor(got, _states_shape(args), context),
+                                   name="the states", mistakes=_state_mistakes))
 
 
 def check_rnn_lm_states_causality(student):
@@ -141,18 +140,16 @@ def check_rnn_lm_states_causality(student):
                         "remember earlier tokens")
 
 
-def check_rnn_lm_states_gradients(student):
-    """Gradients of rnn_lm_states with respect to E, W_xh, W_hh and b_h agree with how its output changes.
+def _seed(dims):
+    return dims["seed"]
 
-    Not judged when the states are not a (T, H) tensor (the shape check charges that)."""
 
-    def prop(dims):
-        args = lm_inputs(dims)[:5]
-        assert_gradients_match_own_function(student, "rnn_lm_states", args, (1, 2, 3, 4), ("E", "W_xh", "W_hh", "b_h"),
-                                            (dims["T"], dims["H"]), dims["seed"])
+# T >= 2: a wrong answer whose one state is a constant (h_{-1} = 0) is not differentiable, but not wrongly so
+check_rnn_lm_states_gradients = check(gradients, "check_rnn_lm_states_gradients", """Gradients of rnn_lm_states with respect to E, W_xh, W_hh and b_h agree with how its output changes.
 
-    # T >= 2: a wrong answer whose one state is a constant (h_{-1} = 0) is not differentiable, but not wrongly so
-    for_all(lm_dims(min_len=2), prop, max_examples=3, examples=(SMALL,))
+    Not judged when the states are not a (T, H) tensor (the shape check charges that).""",
+    spec=Gradients("rnn_lm_states", lambda: lm_dims(min_len=2), _state_inputs, (1, 2, 3, 4), ("E", "W_xh", "W_hh", "b_h"),
+                   _states_shape, _seed, max_examples=3, examples=(SMALL,)))
 
 
 # --- rnn_lm_loss ---------------------------------------------------------------------------------------
@@ -190,29 +187,18 @@ def _loss_mistakes(tokens, E, W_xh, W_hh, b_h, W_hy, b_y):
     )
 
 
-def check_rnn_lm_loss_matches_torch(student):
-    """rnn_lm_loss equals torch.nn.RNN(nonlinearity='tanh') followed by F.cross_entropy(reduction='sum') of the next token.
-
-    Always judged."""
-
-    def prop(dims):
-        args = lm_inputs(dims)
-        context = Lazy(lambda: f"for {format_call('rnn_lm_loss', args)}")
-        got = _tensor(call(student, "rnn_lm_loss", *args).value, (), context, "the loss")
-        fail_if(compare_arrays(got, rnn_lm.rnn_lm_loss_torch(*args), name="the loss", rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _loss_mistakes(*args)))
-
-    for_all(lm_dims(min_len=2), prop, max_examples=8, examples=(SMALL,))
+def _long_enough():
+    return lm_dims(min_len=2)
 
 
-def check_rnn_lm_loss_gradients(student):
-    """Gradients of rnn_lm_loss with respect to every weight agree with how the loss changes.
+check_rnn_lm_loss_matches_torch = check(values, "check_rnn_lm_loss_matches_torch", """rnn_lm_loss equals torch.nn.RNN(nonlinearity='tanh') followed by F.cross_entropy(reduction='sum') of the next token.
 
-    Not judged when the loss is not a 0-dim tensor (the scalar check charges that)."""
+    Always judged.""", spec=Values("rnn_lm_loss", _long_enough, lm_inputs, rnn_lm.rnn_lm_loss_torch, max_examples=8,
+                                   examples=(SMALL,), form=lambda got, args, context: _tensor(got, (), context, "the loss"),
+                                   name="the loss", mistakes=_loss_mistakes))
 
-    def prop(dims):
-        args = lm_inputs(dims)
-        assert_gradients_match_own_function(student, "rnn_lm_loss", args, (1, 2, 3, 4, 5, 6),
-                                            ("E", "W_xh", "W_hh", "b_h", "W_hy", "b_y"), (), dims["seed"])
+check_rnn_lm_loss_gradients = check(gradients, "check_rnn_lm_loss_gradients", """Gradients of rnn_lm_loss with respect to every weight agree with how the loss changes.
 
-    for_all(lm_dims(min_len=2), prop, max_examples=3, examples=(SMALL,))
+    Not judged when the loss is not a 0-dim tensor (the scalar check charges that).""",
+    spec=Gradients("rnn_lm_loss", _long_enough, lm_inputs, (1, 2, 3, 4, 5, 6), ("E", "W_xh", "W_hh", "b_h", "W_hy", "b_y"),
+                   lambda args: (), _seed, max_examples=3, examples=(SMALL,)))

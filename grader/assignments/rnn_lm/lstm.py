@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, NotJudged, call, diagnose, fail_if, for_all, format_call
+from grader.checking.base import CheckFailed, Lazy, NotJudged, call, fail_if, for_all, format_call
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.properties import fd_settings
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import Values, check, values
 from reference import rnn_lm
 
 SMALL = {"B": 2, "D": 3, "H": 2, "seed": 0}
@@ -88,20 +89,12 @@ def _mistakes(x, h, c, W, b):
     )
 
 
-def check_lstm_cell_matches_torch(student):
-    """lstm_cell(x, h, c, W, b) equals torch.nn.LSTMCell with W and b mapped to torch's layout.
+check_lstm_cell_matches_torch = check(values, "check_lstm_cell_matches_torch", """lstm_cell(x, h, c, W, b) equals torch.nn.LSTMCell with W and b mapped to torch's layout.
 
-    Always judged."""
-
-    def prop(dims):
-        args = lstm_inputs(dims)
-        context = Lazy(lambda: f"for {format_call('lstm_cell', args)}")
-        got = torch.stack(_pair(call(student, "lstm_cell", *args).value, dims["B"], dims["H"], context))  # (2, B, H)
-        want = torch.stack(rnn_lm.lstm_cell_torch(*args))  # (2, B, H)
-        fail_if(compare_arrays(got, want, name="(h_next, c_next)", rtol=RTOL, atol=ATOL), context,
-                hint=diagnose(got, _mistakes(*args)))
-
-    for_all(lstm_dims(), prop, max_examples=8, examples=(SMALL,))
+    Always judged.""", spec=Values(
+    "lstm_cell", lstm_dims, lstm_inputs, lambda *args: torch.stack(rnn_lm.lstm_cell_torch(*args)),  # (2, B, H)
+    max_examples=8, examples=(SMALL,), name="(h_next, c_next)", mistakes=_mistakes,
+    form=lambda got, args, context: torch.stack(_pair(got, args[0].shape[0], args[1].shape[1], context))))  # (2, B, H)
 
 
 def check_lstm_cell_keeps_memory(student):

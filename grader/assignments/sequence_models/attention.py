@@ -22,8 +22,8 @@ from grader.checking.base import (
 )
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
-from grader.checking.properties import assert_gradients_match_own_function, assert_one_example_matches_batch
 from grader.checking.strategies import attention_inputs, gaussian, st
+from grader.checking.templates import Gradients, Values, check, gradients, single_example, values
 
 SMALL = {"B": 2, "T": 4, "d": 3, "d_k": 2, "d_v": 2, "seed": 0}
 
@@ -68,11 +68,15 @@ def check_causal_mask_values(student):
 
 def _attention(student, args, context, **options):
     reply = call(student, "masked_self_attention", *args, **options)
+    _attention_form(reply.value, args, context)
+    return reply
+
+
+def _attention_form(got, args, context):
     want_shape = tuple(args[0].shape[:-1]) + (args[3].shape[1],)
-    got = reply.value
     if kind_of(got) != "tensor" or tuple(got.shape) != want_shape:
         raise CheckFailed(f"{context}: the result should be a tensor of shape {want_shape}; got {describe(got)}")
-    return reply
+    return got
 
 
 PROBE_MASKED_SELF_ATTENTION = Probe("masked_self_attention", strategies.attention_dims(), attention_inputs,
@@ -96,32 +100,18 @@ def _attention_mistakes(X, Wq, Wk, Wv):
     )
 
 
-def check_masked_self_attention_values(student):
-    """masked_self_attention computes softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V for a batch (B, T, d).
+check_masked_self_attention_values = check(values, "check_masked_self_attention_values", """masked_self_attention computes softmax(Q K^T / sqrt(d_k) + causal_mask(T)) V for a batch (B, T, d).
 
-    Always judged."""
+    Always judged.""", spec=Values("masked_self_attention", strategies.attention_dims, attention_inputs,
+                                   reference.masked_self_attention, examples=(SMALL,), form=_attention_form,
+                                   mistakes=_attention_mistakes))
 
-    def prop(dims):
-        args = attention_inputs(dims)
-        context = Lazy(lambda: f"for {format_call('masked_self_attention', args)}")
-        got = _attention(student, args, context).value
-        fail_if(compare_arrays(got, reference.masked_self_attention(*args), rtol=1e-6, atol=1e-9), context,
-                hint=diagnose(got, _attention_mistakes(*args)))
+check_masked_self_attention_single_sequence = check(single_example, "check_masked_self_attention_single_sequence", """masked_self_attention on a single sequence X of shape (T, d) gives that sequence's row of the batched result.
 
-    for_all(strategies.attention_dims(), prop, examples=(SMALL,))
-
-
-def check_masked_self_attention_single_sequence(student):
-    """masked_self_attention on a single sequence X of shape (T, d) gives that sequence's row of the batched result.
-
-    Not judged when the batched result is not a tensor with one row per sequence (see the values check)."""
-
-    def prop(dims):
-        X, *weights = args = attention_inputs(dims)
-        assert_one_example_matches_batch(student, "masked_self_attention", args, lambda b: [X[b], *weights],
-                                         rows=sorted({0, dims["B"] - 1}))
-
-    for_all(strategies.attention_dims(), prop, max_examples=6, examples=(SMALL,))
+    Not judged when the batched result is not a tensor with one row per sequence (see the values check).""",
+    function="masked_self_attention", cases=strategies.attention_dims, inputs=attention_inputs,
+    single=lambda args, b: [args[0][b], *args[1:]], rows=lambda dims: sorted({0, dims["B"] - 1}), max_examples=6,
+    examples=(SMALL,))
 
 
 def check_masked_self_attention_causality(student):
@@ -161,17 +151,12 @@ def check_masked_self_attention_causality(student):
     return Passed(figure=dict(figure))
 
 
-def check_masked_self_attention_gradients(student):
-    """Gradients of masked_self_attention with respect to X, Wq, Wk and Wv agree with how its output changes.
+check_masked_self_attention_gradients = check(gradients, "check_masked_self_attention_gradients", """Gradients of masked_self_attention with respect to X, Wq, Wk and Wv agree with how its output changes.
 
-    Not judged when the result is not a (B, T, d_v) tensor (see the values check)."""
-
-    def prop(dims):
-        args = attention_inputs(dims)
-        assert_gradients_match_own_function(student, "masked_self_attention", args, (0, 1, 2, 3), ("X", "Wq", "Wk", "Wv"),
-                                            (dims["B"], dims["T"], dims["d_v"]), dims["seed"])
-
-    for_all(strategies.attention_dims(), prop, max_examples=5, examples=(SMALL,))
+    Not judged when the result is not a (B, T, d_v) tensor (see the values check).""",
+    spec=Gradients("masked_self_attention", strategies.attention_dims, attention_inputs, (0, 1, 2, 3),
+                   ("X", "Wq", "Wk", "Wv"), lambda args: (*args[0].shape[:-1], args[3].shape[1]),
+                   lambda dims: dims["seed"], max_examples=5, examples=(SMALL,)))
 
 
 HALF_HINTS = {

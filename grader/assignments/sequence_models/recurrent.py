@@ -14,9 +14,9 @@ from grader.checking import strategies
 from grader.checking.base import CheckFailed, Lazy, Passed, Skip, call, diagnose, fail_if, for_all, format_call
 from grader.checking.compare import as_numpy, compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
-from grader.checking.properties import assert_gradients_match_own_function, assert_one_example_matches_batch
 from grader.checking.standins import StandIn, parameters
 from grader.checking.strategies import Dims, gaussian, rnn_sequence_inputs, rnn_step_inputs, st
+from grader.checking.templates import Gradients, Values, check, gradients, single_example, values
 
 from .stand_ins import other_unit
 
@@ -49,49 +49,41 @@ def _unit_mistakes(args):
     )
 
 
-def check_recurrent_unit_values(student):
-    """recurrent_unit computes relu(h_prev @ Wrec.T + x @ Win.T) for a batch of inputs.
-
-    Always judged."""
-
-    def prop(case):
-        dims, zero_state = case
-        args = rnn_step_inputs(dims)
-        if zero_state:  # h_prev = 0, as at the first step of every sequence
-            args[1] = torch.zeros_like(args[1])
-        context = Lazy(lambda: f"for {format_call('recurrent_unit', args)}")
-        got = call(student, "recurrent_unit", *args).value
-        want = reference.recurrent_unit(*args)
-        _expect_tensor(got, want.shape, context)
-        fail_if(compare_arrays(got, want, rtol=RTOL, atol=ATOL), context, hint=diagnose(got, _unit_mistakes(args)))
-
-    for_all(st.tuples(strategies.rnn_dims(), st.booleans()), prop, examples=((SMALL, False), (SMALL, True)))
+def _unit_cases():
+    return st.tuples(strategies.rnn_dims(), st.booleans())
 
 
-def check_recurrent_unit_single_example(student):
-    """recurrent_unit on one example (x of shape (d_in,), h_prev of shape (d_h,)) gives that example's row of the batch.
-
-    Not judged when the batched result is not a tensor with one row per example (see the values check)."""
-
-    def prop(dims):
-        x, h, Wrec, Win = args = rnn_step_inputs(dims)
-        assert_one_example_matches_batch(student, "recurrent_unit", args, lambda i: [x[i], h[i], Wrec, Win],
-                                         rows=sorted({0, dims.B - 1}))
-
-    for_all(strategies.rnn_dims(), prop, max_examples=6, examples=(SMALL,))
+def _unit_inputs(case) -> list:
+    dims, zero_state = case
+    args = rnn_step_inputs(dims)
+    if zero_state:  # h_prev = 0, as at the first step of every sequence
+        args[1] = torch.zeros_like(args[1])
+    return args
 
 
-def check_recurrent_unit_gradients(student):
-    """Gradients of recurrent_unit with respect to x, h_prev, Wrec and Win agree with how its output changes.
+def _unit_shape(args) -> tuple:
+    return (args[0].shape[0], args[2].shape[0])  # (B, d_h)
 
-    Not judged when the result is not a (B, d_h) tensor (see the values check)."""
 
-    def prop(dims):
-        args = rnn_step_inputs(dims)
-        assert_gradients_match_own_function(student, "recurrent_unit", args, (0, 1, 2, 3), ("x", "h_prev", "Wrec", "Win"),
-                                            (dims.B, dims.d_h), dims.seed)
+check_recurrent_unit_values = check(values, "check_recurrent_unit_values", """recurrent_unit computes relu(h_prev @ Wrec.T + x @ Win.T) for a batch of inputs.
 
-    for_all(strategies.rnn_dims(), prop, max_examples=6, examples=(SMALL,))
+    Always judged.""", spec=Values("recurrent_unit", _unit_cases, _unit_inputs, reference.recurrent_unit,
+                                   examples=((SMALL, False), (SMALL, True)),
+                                   form=lambda got, args, context: _expect_tensor(got, _unit_shape(args), context),
+                                   mistakes=lambda *args: _unit_mistakes(list(args))))
+
+check_recurrent_unit_single_example = check(single_example, "check_recurrent_unit_single_example", """recurrent_unit on one example (x of shape (d_in,), h_prev of shape (d_h,)) gives that example's row of the batch.
+
+    Not judged when the batched result is not a tensor with one row per example (see the values check).""",
+    function="recurrent_unit", cases=strategies.rnn_dims, inputs=rnn_step_inputs,
+    single=lambda args, i: [args[0][i], args[1][i], *args[2:]], rows=lambda dims: sorted({0, dims.B - 1}),
+    max_examples=6, examples=(SMALL,))
+
+check_recurrent_unit_gradients = check(gradients, "check_recurrent_unit_gradients", """Gradients of recurrent_unit with respect to x, h_prev, Wrec and Win agree with how its output changes.
+
+    Not judged when the result is not a (B, d_h) tensor (see the values check).""",
+    spec=Gradients("recurrent_unit", strategies.rnn_dims, rnn_step_inputs, (0, 1, 2, 3), ("x", "h_prev", "Wrec", "Win"),
+                   _unit_shape, lambda dims: dims.seed, max_examples=6, examples=(SMALL,)))
 
 
 # --- ar_as_recurrent -----------------------------------------------------------------------------------
@@ -194,17 +186,11 @@ def check_forward_composes_recurrent_unit(student):
     for_all(strategies.rnn_dims(), prop, examples=(SMALL,))
 
 
-def check_forward_gradients(student):
-    """Gradients of forward with respect to seqs, Wrec, Win and Wout agree with how its output changes.
+check_forward_gradients = check(gradients, "check_forward_gradients", """Gradients of forward with respect to seqs, Wrec, Win and Wout agree with how its output changes.
 
-    Not judged when the result is not a (B,) tensor (see the values check)."""
-
-    def prop(dims):
-        args = rnn_sequence_inputs(dims)
-        assert_gradients_match_own_function(student, "forward", args, (0, 1, 2, 3), ("seqs", "Wrec", "Win", "Wout"),
-                                            (dims.B,), dims.seed)
-
-    for_all(strategies.rnn_dims(), prop, max_examples=5, examples=(SMALL,))
+    Not judged when the result is not a (B,) tensor (see the values check).""",
+    spec=Gradients("forward", strategies.rnn_dims, rnn_sequence_inputs, (0, 1, 2, 3), ("seqs", "Wrec", "Win", "Wout"),
+                   lambda args: (args[0].shape[0],), lambda dims: dims.seed, max_examples=5, examples=(SMALL,)))
 
 
 def _own_sequence_matters(student, args, dims, context):

@@ -5,6 +5,8 @@ REPLACE = {
 }
 # exercise -> exactly the checks that fail (every other check of every exercise passes)
 FAILS = {
-    'RNNLanguageModel': ['check_language_model_parameters', 'check_language_model_values', 'check_language_model_causality', 'check_language_model_batch_equivariance', 'check_language_model_gradients', 'check_language_model_dtypes'],
+    'RNNLanguageModel': ['check_language_model_parameters', 'check_language_model_values', 'check_language_model_dtypes'],
 }
-# the unregistered layers stay float32 after .double(): causality and batch equivariance differ beyond float32's tolerance, gradients are not judged
+# charged once, by the parameters check (issue 36): instances given the same state_dict() compute different things;
+# values cannot load the grader's weights and dtypes (the layers stay float32 after .double()) are not judged; the
+# layers' own initial numbers come from the grader's construction seed, so causality, batch and gradients are judged
