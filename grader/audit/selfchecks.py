@@ -10,12 +10,16 @@ verdict counts, not the smallest counterexample a student would read.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import importlib.util
 import io
+import json
+import os
 import signal
 import sys
 import threading
 import warnings
+from dataclasses import asdict
 from pathlib import Path
 
 import nbformat
@@ -74,6 +78,36 @@ def time_budget(seconds: float | None):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def run_selfchecks_apart(notebook: Path, module, **options) -> SelfCheckVerdict:
+    """:func:`run_selfchecks` in a forked child of this (single-threaded) worker. A Triton kernel runs in
+    Triton's interpreter on raw memory, so a store out of bounds corrupts the process it runs in; run here, a
+    mutant's kernel would end the worker and its verdict with it. A child that dies is what a student sees when
+    the kernel dies under a self-check: a failure they notice."""
+    if not hasattr(os, "fork"):
+        return run_selfchecks(notebook, module, **options)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        faulthandler.disable()  # its death is reported by the parent, as the verdict
+        try:
+            text = json.dumps(asdict(run_selfchecks(notebook, module, **options)))
+        except BaseException as exc:
+            text = json.dumps(asdict(SelfCheckVerdict("error", "", _first_line(exc))))
+        with os.fdopen(write, "w") as out:
+            out.write(text)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        text = answer.read()
+    _, status = os.waitpid(pid, 0)
+    if text:
+        return SelfCheckVerdict(**json.loads(text))
+    code = os.waitstatus_to_exitcode(status)
+    how = f"signal {-code} ({signal.Signals(-code).name})" if code < 0 else f"exit status {code}"
+    return SelfCheckVerdict("failed", "", f"the notebook's process died while its self-checks ran: {how}")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -10,7 +10,7 @@ from grader.jail.limits import Limits
 
 from .model import AUDIT_SCHEMA_VERSION
 from .recording import Recorder, recording, same_answers
-from .selfchecks import OutOfTime, load_selfcheck_module, run_selfchecks, time_budget
+from .selfchecks import OutOfTime, load_selfcheck_module, run_selfchecks, run_selfchecks_apart, time_budget
 
 SOLUTION = "solution"  # the job id of the solution itself
 GRADE_BUDGET_S = 300.0  # in-process grading has no call limits: this stops a mutant that never returns
@@ -91,7 +91,10 @@ def _run(spec: dict, assignment) -> dict:
     if folder not in _MODULES:
         _MODULES[folder] = load_selfcheck_module(Path(folder))
     after = "" if spec["mutant"] == SOLUTION else spec["exercise"]
-    verdict = run_selfchecks(Path(spec["notebook"]), _MODULES[folder], after=after, budget_s=SELFCHECK_BUDGET_S)
+    # Apart from the worker where the mutant is graded in the sandbox (a pool worker: one thread, safe to fork);
+    # in-process grading has already run the mutant's code here, so there is nothing left to protect.
+    run = run_selfchecks_apart if spec["backend"] == "sandbox" else run_selfchecks
+    verdict = run(Path(spec["notebook"]), _MODULES[folder], after=after, budget_s=SELFCHECK_BUDGET_S)
     exercise = {e["id"]: e for e in result["exercises"]}.get(spec["exercise"])
     payload = {"version": AUDIT_SCHEMA_VERSION, "mutant": spec["mutant"], "error": "", "scores": _scores(result),
                "failed": [c["name"] for c in exercise["checks"] if c["status"] != "passed"] if exercise else [],
