@@ -36,7 +36,7 @@ def _results() -> dict:
 def _grades_csv(tmp_path) -> str:
     from grader.batch.outputs import write_grades_csv
 
-    assignment = SimpleNamespace(exercises=[SimpleNamespace(id="seq2col"), SimpleNamespace(id=QUESTION)])
+    assignment = SimpleNamespace(exercises=[SimpleNamespace(id="seq2col", bonus=False), SimpleNamespace(id=QUESTION, bonus=False)])
     write_grades_csv(tmp_path, assignment, _results(), _people(), {FORMULA: ("@note",)})
     return (tmp_path / "grades.csv").read_text()
 
