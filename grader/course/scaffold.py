@@ -162,7 +162,7 @@ def _sync(spec, nb, report: Report) -> None:
         if said and (float(said.group(1)) != exercise.points or said.group(0).startswith("(bonus") != exercise.bonus):
             fixed = first[:said.start()] + _worth(exercise) + first[said.end():]
             cell.source = fixed + cell.source[len(first):]
-            report.changed.append(f"{gid}: its first line now says {_worth(exercise)}")
+            report.changed.append(f"{gid}: its first line now says {_worth(exercise)[1:-1]}")
     _sync_headings(spec, nb, report)
     _sync_total(spec, nb, report)
 
