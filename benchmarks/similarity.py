@@ -1,6 +1,7 @@
-"""The similarity report: recall on planted copies, false pairs among independent solutions, and its speed.
+"""The similarity report: recall on planted copies, rings of copies in a class, false pairs among independent
+work, and its speed.
 
-    .venv/bin/python benchmarks/similarity.py            # all four assignments, 300 notebooks timed (about a minute)
+    .venv/bin/python benchmarks/similarity.py            # all four assignments, 20 classes, 300 notebooks timed
 
 1. Originals, per assignment: the solution, the solution with each of the course corpus's alternative
    solutions (tests/corpus/courses/<assignment>/alternative), and the solution with the wrong cells of
@@ -8,12 +9,18 @@
    - rename: every local variable and parameter renamed (tokens, layout kept);
    - reorder: the top-level statements after the imports in reverse order (each one's own text kept);
    - comments: every comment removed and a comment line put before every third line;
-   - format: the code rewritten by ``ast.unparse`` (layout, quotes, parentheses, blank lines).
+   - format: the code rewritten by ``ast.unparse`` (layout, quotes, parentheses, blank lines);
+   - padded: a statement that changes nothing (``_ = 0``, ``None``, ``pass``, ...) after every statement.
    Recall: the share of (original, copy) pairs the report flags, with the course's release as boilerplate.
 2. Independent solutions: for every two distinct sources of an assignment's code (the solution, each
    alternative, the samples' wrong cells), the cells both wrote and wrote differently, each pair compared
    alone. False pairs: the share of those pairs the report flags.
-3. Speed: 300 notebooks' code (sequence_models originals, each copied with random transformations and
+3. Classes (tests/batch/similarity_class.py, one per seed): 30 sequence_models students, a ring of one
+   student and eleven renamed copies, one student and a padded copy, and 16 students who wrote their own
+   code (each function one of several ways, drawn alone; two of them wrote at most one longer function
+   alike). Rings found (one cluster of exactly its 12 members), padded pairs found, false pairs (any pair
+   with one of the 16).
+4. Speed: 300 notebooks' code (sequence_models originals, each copied with random transformations and
    random variant cells) through ``grader.batch.similarity.write_similarity`` into a scratch OUTDIR,
    pages included, from code on disk to the last page written.
 
@@ -38,10 +45,11 @@ sys.path.insert(0, str(ROOT))
 
 from grader.assignments.registry import get_assignment  # noqa: E402
 from grader.batch.facts import student_code  # noqa: E402
-from grader.batch.similarity import Settings, analyse, code_path, release_code, write_similarity  # noqa: E402
+from grader.batch.similarity import Settings, analyse, code_path, release_sources, write_similarity  # noqa: E402
 from grader.course.release import release  # noqa: E402
 from grader.course.samples import sample_cells  # noqa: E402
 from grader.fsutil import write_atomic  # noqa: E402
+from tests.batch.similarity_class import independent, notebook_code, padded, renamed  # noqa: E402
 
 ASSIGNMENTS = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
 
@@ -95,9 +103,9 @@ def reformat(code: str) -> str:
     return ast.unparse(ast.parse(code)) + "\n"
 
 
-TRANSFORMS = {"rename": rename, "reorder": reorder, "comments": comments, "format": reformat}
+TRANSFORMS = {"rename": rename, "reorder": reorder, "comments": comments, "format": reformat, "padded": padded}
 COMBINATIONS = [(t,) for t in TRANSFORMS] + [("rename", "reorder"), ("comments", "format"), ("rename", "format"),
-                                             tuple(TRANSFORMS)]
+                                             ("rename", "reorder", "comments", "format"), ("rename", "reorder", "padded")]
 
 
 def transformed(code: str, names) -> str:
@@ -141,7 +149,7 @@ def measure(settings: Settings, workdir: Path) -> tuple[dict, list, dict]:
     recall = {names: [0, 0] for names in COMBINATIONS}
     false_pairs, scores = [], {"copies": [], "independent": []}
     for assignment in ASSIGNMENTS:
-        boiler = release_code(get_assignment(assignment))
+        boiler = release_sources(get_assignment(assignment))
         solution, found = sources(assignment, workdir)
         originals = [notebook_with(solution, cells) for cells in found.values()]
         for original, names in itertools.product(originals, COMBINATIONS):
@@ -160,6 +168,25 @@ def measure(settings: Settings, workdir: Path) -> tuple[dict, list, dict]:
     return recall, false_pairs, scores
 
 
+def classes(count: int, settings: Settings) -> tuple[int, int, int, int]:
+    """(rings found, padded copies found, false pairs, pairs among the independent students) over ``count``
+    classes of 30 (module docstring, 3.)."""
+    release = release_sources(get_assignment("sequence_models"))
+    rings = pads = wrong = pairs = 0
+    for seed in range(count):
+        students = independent(18, seed=seed)
+        ring = notebook_code(students[0])
+        codes = {"ring00": ring, **{f"ring{i:02d}": renamed(ring, i) for i in range(1, 12)},
+                 "pad0": notebook_code(students[1]), "pad1": padded(notebook_code(students[1])),
+                 **{f"own{i:02d}": notebook_code(s) for i, s in enumerate(students[2:])}}
+        report, _ = analyse(codes, release, settings)
+        rings += tuple(f"ring{i:02d}" for i in range(12)) in report.clusters
+        pads += any((p.a, p.b) == ("pad0", "pad1") for p in report.pairs)
+        wrong += sum(p.a.startswith("own") or p.b.startswith("own") for p in report.pairs)
+        pairs += 16 * 15 // 2 + 16 * 14  # among the 16, and each of them with a ring or padded member
+    return rings, pads, wrong, pairs
+
+
 def speed(n: int, settings: Settings, workdir: Path, seed: int = 0) -> tuple[float, int, int]:
     """Seconds to compare ``n`` notebooks' code kept in an OUTDIR, pages included; (seconds, pairs, clusters)."""
     rng = random.Random(seed)
@@ -172,7 +199,7 @@ def speed(n: int, settings: Settings, workdir: Path, seed: int = 0) -> tuple[flo
         cells = {gid: rng.choice(options) for gid, options in variants.items()}
         names = rng.sample(sorted(TRANSFORMS), rng.randrange(0, 3))
         write_atomic(code_path(out, student), transformed(notebook_with(solution, cells), names))
-    release_code(assignment)  # the release is made once per batch anyway (the unmodified-release check)
+    release_sources(assignment)  # the release is made once per batch anyway (the unmodified-release check)
     start = time.perf_counter()
     report = write_similarity(out, assignment, students, settings)
     return time.perf_counter() - start, len(report.pairs), len(report.clusters)
@@ -181,15 +208,18 @@ def speed(n: int, settings: Settings, workdir: Path, seed: int = 0) -> tuple[flo
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300, help="notebooks in the speed run (default 300)")
+    parser.add_argument("--classes", type=int, default=20, help="classes of 30 with a ring (default 20)")
     parser.add_argument("--threshold", type=float, default=Settings().threshold)
     parser.add_argument("--min-shared", type=int, default=Settings().min_shared)
+    parser.add_argument("--min-run", type=int, default=Settings().min_run)
     args = parser.parse_args(argv)
-    settings = Settings(threshold=args.threshold, min_shared=args.min_shared)
+    settings = Settings(threshold=args.threshold, min_shared=args.min_shared, min_run=args.min_run)
     with tempfile.TemporaryDirectory(prefix="seqgrade-similarity-") as tmp:
         recall, false_pairs, scores = measure(settings, Path(tmp))
+        rings, pads, wrong, among = classes(args.classes, settings)
         seconds, pairs, clusters = speed(args.n, settings, Path(tmp))
-    print(f"settings: threshold {settings.threshold:g}, min_shared {settings.min_shared}, noise {settings.noise}, "
-          f"guarantee {settings.guarantee}\n")
+    print(f"settings: threshold {settings.threshold:g}, min_shared {settings.min_shared}, min_run {settings.min_run}, "
+          f"noise {settings.noise}, guarantee {settings.guarantee}\n")
     print("| planted copy | recall |\n| --- | --- |")
     for names, (hit, total) in recall.items():
         print(f"| {' + '.join(names)} | {hit}/{total} ({hit / total:.0%}) |")
@@ -201,6 +231,8 @@ def main(argv=None) -> int:
     for assignment, x, y, cells, hit in false_pairs:
         if hit:
             print(f"flagged independent pair: {assignment}: {x} / {y} ({cells} cells)")
+    print(f"\nclasses of 30: ring of 12 found as one cluster in {rings}/{args.classes}, padded copy found in "
+          f"{pads}/{args.classes}, false pairs {wrong}/{among}")
     print(f"\nspeed: {args.n} notebooks compared in {seconds:.1f} s ({pairs} pairs flagged in {clusters} clusters)")
     return 0
 

@@ -15,6 +15,8 @@ Rules (docs/architecture.md, "Checks, and grades a TA can defend"):
 - an own check never charges a format difference: it is then "not judged";
 - after the first check that shows a difference from the reference, a later reference check that
   fails says "not judged" instead of repeating the counterexample;
+- a function whose call hung or ended the process is not called again while the exercise is judged; each
+  later call says which check (or the probe, before the checks) made that call, and shows its arguments;
 - the first thing that went wrong (a charge before a check that could not be judged) is the exercise's
   ``root_cause``, shown first in the feedback.
 """
@@ -30,7 +32,7 @@ from grader.checking.base import FAILURE_KINDS, run_check
 from grader.checking.calls import StudentAborted, StudentCode
 from grader.checking.compare import PRECISION
 from grader.checking.gate import Observation
-from grader.checking.reproduce import naming
+from grader.checking.reproduce import naming, with_call
 
 from .checking import mechanical, standins
 from .results import MANUAL_CHECK, CheckResult, ExerciseResult
@@ -69,6 +71,34 @@ def _root(kind: str, message: str) -> str:
     already opens with the kind's name, such as "not judged: ...", is not prefixed again)."""
     label, line = FAILURE_KINDS.get(kind, kind), _first_line(message)
     return line if line.startswith(f"{label}:") else f"{label}: {line}"
+
+
+class _Calls:
+    """The student's code while one exercise is judged, knowing who calls (``who``: a check's name, or the
+    probe). A function whose call hung or ended the process is not called again for the exercise, and each
+    later call says which check made that call, with its arguments (not "an earlier check", which a student
+    cannot find when the call was the probe's)."""
+
+    def __init__(self, student: StudentCode):
+        self._student, self.who, self._broken = student, "", {}
+
+    def __getattr__(self, attr):
+        return getattr(self._student, attr)
+
+    def call(self, name: str, args, **options):
+        if name in self._broken:
+            who, first, first_args = self._broken[name]
+            said = f"{first.message} (in {who}, so it was not called again)"
+            try:
+                said = with_call(said, name, first_args)
+            except Exception:  # the arguments are extra text: they never cost the verdict itself
+                pass
+            raise type(first)(said)
+        try:
+            return self._student.call(name, args, **options)
+        except StudentAborted as exc:
+            self._broken.setdefault(name, (self.who or "an earlier check", exc, list(args)))
+            raise
 
 
 def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None, degenerate) -> CheckResult:
@@ -111,9 +141,11 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
         kind = "cell_error" if detail else "missing"
         message = f"{exercise.id} is not defined in the notebook" + (f": {detail}" if detail else "")
         return uniform_result(exercise, "missing", message, kind)
-    view = standins.for_exercise(student, exercise, others)
+    calls = _Calls(student)
+    view = standins.for_exercise(calls, exercise, others)
     seen, aborted = None, None
     if exercise.probe is not None:
+        calls.who = f"the grader's first calls of {exercise.id}, made before its checks"
         try:
             seen = exercise.probe(view)
         except StudentAborted as exc:  # it hung or ended the process: that, not "no real work", is the charge
@@ -124,6 +156,7 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
     results, first, undone, token = [], None, None, None
     try:
         for check in exercise.checks:
+            calls.who = check.name
             result = _judge_check(check, exercise, undone or view, aborted, degenerate)
             if undone is None and first is None and check.judges != "own" and result.status != "passed" \
                     and result.kind in MECHANICAL and isinstance(seen, Observation):

@@ -75,3 +75,16 @@ def _env(workspace: Path) -> dict:
     return {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
             "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "sequence_models" / "graded"),
             "SEQGRADE_SERVER": str(workspace / "server" / "grade.sock")}
+
+
+def test_the_per_cell_limit_is_the_one_the_code_uses():
+    """The students' and the TAs' guides state one per-cell limit, the code's: Limits.cell_cpu_s of CPU time,
+    or Limits.cell_timeout_s of waiting (issue 37: one said 10 s per cell, the other 30 s)."""
+    from grader.jail.limits import Limits
+
+    limits = Limits()
+    for doc in ("students.md", "tas.md"):
+        text = " ".join((ROOT / "docs" / doc).read_text().split())
+        stated = re.findall(r"cell may use (\d+(?:\.\d+)?) s of CPU time[^.;]*?(\d+(?:\.\d+)?) s", text)
+        assert stated == [(f"{limits.cell_cpu_s:g}", f"{limits.cell_timeout_s:g}")], (doc, stated)
+        assert "s per cell" not in text and "cell may run" not in text, doc

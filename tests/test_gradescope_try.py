@@ -79,7 +79,8 @@ def test_the_limit_counts_graded_submissions_only(tmp_path):
     limit = RateLimit.parse("1/24h")
     pdf = not_graded(3, "no notebook (.ipynb) in the submission: report.pdf")
     failed = not_graded(2, "the autograder itself failed (OSError: disk full)")
-    legacy = {**pdf, "results": results_for_failure("Not graded: no notebook", extra={"seqgrade_version": "0.2.0"})}
+    legacy = {**not_graded(5, "no notebook"), "results": results_for_failure("Not graded: no notebook",
+                                                                          extra={"seqgrade_version": "0.2.0"})}
     unrun = {"submission_time": (NOW - timedelta(hours=1)).isoformat(), "score": 0, "results": None}
     _metadata(tmp_path, [pdf, failed, legacy, unrun])
     assert limited_results(tmp_path, limit) is None

@@ -1,56 +1,67 @@
 """Which students handed in code that is too alike: copydetect's winnowing over every student's code cells.
 
-Each student's code cells (test cells left out; ``OUTDIR/code/<student>.py``, written by the batch) are
-tokenized by copydetect (``copydetect.utils.filter_code``, Pygments' Python lexer): every name becomes
-one letter (``V`` variable or attribute, ``F`` function, ``O`` class), every string ``S``, and comments
-and whitespace vanish, so renamed identifiers, comments and formatting change nothing. The filtered text
-is cut into k-grams (``noise`` characters, about 15 tokens), hashed, and winnowed (copydetect's
-``winnow``: every run of ``guarantee`` characters keeps at least one fingerprint), so reordered functions
-still share every k-gram inside them. Fingerprints of the released notebook's code (signatures, stubs,
-given helpers) are boilerplate and dropped, and so is any passage found in more than ``common`` of the
-students (at least ``MIN_COMMON``), as MOSS does: code nearly everyone writes is no evidence.
+Each student's code cells (test cells left out; ``OUTDIR/code/<student>.py``, written by the batch) first
+have their dead statements blanked out (``grader.batch.deadcode``: a statement whose result nothing uses,
+such as ``_ = 0`` or ``None`` padded after every line, changes no fingerprint), then are tokenized by
+copydetect (``copydetect.utils.filter_code``, Pygments' Python lexer): every name becomes one letter
+(``V`` variable or attribute, ``F`` function, ``O`` class), every string ``S``, and comments and whitespace
+vanish, so renamed identifiers, comments and formatting change nothing. The filtered text is cut into
+k-grams (``noise`` characters, about 15 tokens), hashed, and winnowed (copydetect's ``winnow``: every run
+of ``guarantee`` characters keeps at least one fingerprint), so reordered functions still share every
+k-gram inside them. Common code is only what the course gave every student: fingerprints of the released
+notebook (its code cells, the code blocks of its text) and of the files released with it (the self-check
+helper) are dropped. Code many students share is not dropped for being common: a ring of copies is many
+students sharing one text, and the larger it is the more it must show.
 
 copydetect hashes with Python's ``hash``, which changes from process to process; k-grams are hashed here
 with BLAKE2b instead (48 bits, exact in the float buffer copydetect's winnowing keeps), so a report is
 the same bytes every run. ``compare_files`` (copydetect) gives, for a pair, the share of each student's
 fingerprinted code that lies in passages both have, and where those passages are.
 
-A pair is flagged when the larger share is at least ``threshold`` and the passages they share add up to
-at least ``min_shared`` filtered characters; clusters are the connected groups of flagged pairs. The
-thresholds and the planted-copy recall and false pairs behind them are in docs/performance.md.
+Only shared passages of at least ``min_run`` filtered characters count: a one-line function, a loop header
+or a call two students write alike is no evidence, where code shared by copying runs on for whole
+functions. A pair is flagged when the larger share is at least ``threshold`` and the passages they share add
+up to at least ``min_shared`` filtered characters; clusters are the connected groups of flagged pairs (a
+ring of copies is one cluster). The thresholds and the planted-copy recall and false pairs behind them are in
+docs/performance.md.
 """
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from grader.fsutil import write_atomic
 
+from .deadcode import blank_dead
 from .identity import file_stem
 
-SIMILARITY_VERSION = 1
+SIMILARITY_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 also dropped code common to a share of the class, and counted every passage
 CODE_DIR = "code"
 REPORT_DIR = "similarity"
 REPORT_FILE = "similarity.json"
-MIN_COMMON = 10  # a passage counts as common code only when more students than this have it
+FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)  # a code block of a markdown cell
 
 
 @dataclass(frozen=True)
 class Settings:
-    threshold: float = 0.6  # the larger of the pair's two shares of shared code
+    threshold: float = 0.7  # the larger of the pair's two shares of shared code
     min_shared: int = 150  # filtered characters in shared passages (about 90 tokens)
-    noise: int = 25  # k: the shortest passage that counts, in filtered characters
+    noise: int = 25  # k: the shortest passage that is fingerprinted, in filtered characters
     guarantee: int = 30  # every shared passage this long is found
-    common: float = 0.2  # a passage more than this share of the class has (and more than MIN_COMMON) is ignored
+    min_run: int = 60  # the shortest shared passage that counts as evidence (about 35 tokens: more than a one-liner)
 
     def __post_init__(self):
-        if not 0 < self.threshold <= 1 or self.min_shared < 0 or not 0 < self.common <= 1:
+        if not 0 < self.threshold <= 1 or self.min_shared < 0:
             raise ValueError(f"similarity settings out of range: {self}")
-        if not 1 <= self.noise <= self.guarantee:
+        if not 1 <= self.noise <= self.guarantee or self.min_run < 0:
             raise ValueError(f"similarity needs 1 <= noise <= guarantee; got {self.noise}, {self.guarantee}")
 
 
@@ -83,9 +94,12 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
-        if data.get("version") != SIMILARITY_VERSION:
+        if data.get("version") not in READABLE_VERSIONS:
             raise ValueError(f"unsupported similarity report version {data.get('version')!r}")
-        return cls(Settings(**data["settings"]), data["students"],
+        # a version 1 report's thresholds were set for another measure (common code dropped, every passage
+        # counted): the next comparison starts from today's defaults
+        settings = Settings(**data["settings"]) if data["version"] == SIMILARITY_VERSION else Settings()
+        return cls(settings, data["students"],
                    tuple(Pair(p["a"], p["b"], p["share_a"], p["share_b"], p["shared"]) for p in data["pairs"]),
                    tuple(tuple(c) for c in data["clusters"]), data.get("highest_unflagged", 0.0))
 
@@ -96,14 +110,16 @@ def code_path(outdir: str | Path, student: str) -> Path:
 
 
 class Fingerprint:
-    """One document's winnowed fingerprints, with the attributes copydetect's ``compare_files`` reads."""
+    """One document's winnowed fingerprints: ``hash_idx`` (hash -> positions in the filtered text), ``offsets``
+    (copydetect's map from filtered positions back to the code) and ``coverage`` (filtered characters under
+    some fingerprint)."""
 
     def __init__(self, code: str, settings: Settings, boilerplate: frozenset = frozenset()):
-        from copydetect.utils import filter_code, winnow
+        from copydetect.utils import filter_code, get_token_coverage, winnow
 
         self.raw_code = code
         self.k = settings.noise
-        self.filtered_code, self.offsets = filter_code(code, "code.py", "python")
+        self.filtered_code, self.offsets = filter_code(blank_dead(code), "code.py", "python")  # same positions
         hashes = kgram_hashes(self.filtered_code, self.k)
         selected, idx = winnow(hashes, settings.guarantee - settings.noise + 1, remove_duplicates=False) if len(hashes) else (hashes, hashes)
         self.hash_idx: dict[int, list[int]] = {}
@@ -111,18 +127,15 @@ class Fingerprint:
             if h not in boilerplate:
                 self.hash_idx.setdefault(h, []).append(i)
         self.hashes = set(self.hash_idx)
+        self.coverage = float(get_token_coverage(self.hash_idx, self.k, len(self.filtered_code)))
 
-    def drop(self, common: set) -> None:
-        """Forget the fingerprints in ``common``."""
-        for h in common & self.hashes:
-            del self.hash_idx[h]
-        self.hashes -= common
-
-    @property
-    def token_coverage(self) -> float:
-        from copydetect.utils import get_token_coverage
-
-        return get_token_coverage(self.hash_idx, self.k, len(self.filtered_code))
+    def in_code(self, cut: np.ndarray) -> np.ndarray:
+        """Slices of the filtered text (2 x N: starts, ends) as slices of the code: each position moved by the
+        characters filtering removed before it."""
+        if len(self.offsets) == 0:
+            return cut
+        moved = np.clip(np.searchsorted(self.offsets[:, 0], cut), 0, len(self.offsets) - 1)
+        return cut + self.offsets[:, 1][moved]
 
 
 def kgram_hashes(text: str, k: int) -> np.ndarray:
@@ -131,48 +144,61 @@ def kgram_hashes(text: str, k: int) -> np.ndarray:
                      for i in range(len(text) - k + 1)], dtype=np.int64)
 
 
-def boilerplate_hashes(release_code: str, settings: Settings) -> frozenset:
-    """Every k-gram hash of the released notebook's code."""
+def boilerplate_hashes(release: str | Sequence[str], settings: Settings) -> frozenset:
+    """Every k-gram hash of the code the course gave (the released notebook's code, its text's code blocks,
+    the files released with it), as written and with its dead statements blanked out (a stub's docstring)."""
     from copydetect.utils import filter_code
 
-    return frozenset(kgram_hashes(filter_code(release_code, "release.py", "python")[0], settings.noise).tolist())
+    pieces = [release] if isinstance(release, str) else list(release)
+    return frozenset(h for piece in pieces for text in {piece, blank_dead(piece)}
+                     for h in kgram_hashes(filter_code(text, "release.py", "python")[0], settings.noise).tolist())
 
 
-def compare(first: Fingerprint, second: Fingerprint):
-    """copydetect's comparison of two fingerprints: (shared filtered characters of ``first``, (share of
-    first, share of second), (slices of first, slices of second) in the original code)."""
-    from copydetect.detector import compare_files
+def compare(first: Fingerprint, second: Fingerprint, min_run: int = 0):
+    """Two fingerprints compared as copydetect's ``compare_files`` does, counting only shared passages of at
+    least ``min_run`` filtered characters: (shared filtered characters of ``first``, (share of first, share
+    of second), (slices of first, slices of second) in the code)."""
+    from copydetect.utils import get_copied_slices
 
-    if not first.hashes & second.hashes:
-        return 0, (0.0, 0.0), (np.zeros((2, 0), int), np.zeros((2, 0), int))
-    return compare_files(first, second)
+    empty = np.zeros((2, 0), int)
+    both = first.hashes & second.hashes
+    if not both:
+        return 0, (0.0, 0.0), (empty, empty)
+    sizes, shares, slices = [], [], []
+    for fp in (first, second):  # the positions of the fingerprints both have (copydetect's find_fingerprint_overlap)
+        positions = np.array([i for h in both for i in fp.hash_idx[h]], dtype=np.int64)
+        cut = get_copied_slices(positions, fp.k).astype(int).reshape(2, -1)
+        cut = cut[:, cut[1] - cut[0] >= min_run]
+        sizes.append(int((cut[1] - cut[0]).sum()))
+        shares.append(sizes[-1] / fp.coverage if fp.coverage else 0.0)
+        slices.append(fp.in_code(cut) if cut.shape[1] else empty)
+    return sizes[0], (shares[0], shares[1]), (slices[0], slices[1])
 
 
-def analyse(codes: dict[str, str], release_code: str, settings: Settings = Settings()) -> tuple[Report, dict]:
-    """(the report over ``codes`` (student -> code), the fingerprints of each student)."""
-    boilerplate = boilerplate_hashes(release_code, settings)
+def analyse(codes: dict[str, str], release: str | Sequence[str], settings: Settings = Settings()) -> tuple[Report, dict]:
+    """(the report over ``codes`` (student -> code), the fingerprints of each student); ``release``: the code
+    the course gave (``release_sources``), whose passages never count."""
+    report, prints, _ = _analyse(codes, release, settings)
+    return report, prints
+
+
+def _analyse(codes: dict[str, str], release, settings: Settings) -> tuple[Report, dict, dict]:
+    """``analyse``, and the slices of each flagged pair (for its page)."""
+    boilerplate = boilerplate_hashes(release, settings)
     prints = {s: Fingerprint(codes[s], settings, boilerplate) for s in sorted(codes)}
-    holders: dict[int, list[str]] = {}
-    for student, fp in prints.items():
-        for h in fp.hashes:
-            holders.setdefault(h, []).append(student)
-    common = {h for h, who in holders.items() if len(who) > max(MIN_COMMON, settings.common * len(prints))}
-    for fp in prints.values():
-        fp.drop(common)
-    candidates = set()
-    for h, who in holders.items():
-        if h not in common:
-            candidates.update((a, b) for i, a in enumerate(who) for b in who[i + 1:])
-    flagged, highest = [], 0.0
-    for a, b in sorted(candidates):
-        shared, (share_a, share_b), _ = compare(prints[a], prints[b])
+    flagged, highest, slices = [], 0.0, {}
+    for a, b in itertools.combinations(prints, 2):
+        if prints[a].hashes.isdisjoint(prints[b].hashes):
+            continue
+        shared, (share_a, share_b), cut = compare(prints[a], prints[b], settings.min_run)
         pair = Pair(a, b, round(float(share_a), 4), round(float(share_b), 4), int(shared))
         if pair.score >= settings.threshold and pair.shared >= settings.min_shared:
             flagged.append(pair)
+            slices[pair] = cut
         else:
             highest = max(highest, pair.score)
     flagged.sort(key=lambda p: (-p.score, p.a, p.b))
-    return Report(settings, len(prints), tuple(flagged), _clusters(flagged), highest), prints
+    return Report(settings, len(prints), tuple(flagged), _clusters(flagged), highest), prints, slices
 
 
 def _clusters(pairs: list[Pair]) -> tuple[tuple[str, ...], ...]:
@@ -198,6 +224,20 @@ def read_report(outdir: str | Path) -> Report | None:
         return None
 
 
+def release_sources(assignment) -> tuple[str, ...]:
+    """The code the course gives every student: the released notebook's code cells (as ``seqgrade release``
+    makes it), the code blocks of its markdown text, and the Python files released beside it."""
+    from grader.course.release import source_dir
+
+    from .facts import released_cells, released_notebook
+
+    cells = sorted(released_cells(assignment.id, assignment.notebook)[1])
+    text = "\n".join(c.source for c in released_notebook(assignment.id, assignment.notebook).cells if c.cell_type == "markdown")
+    blocks = [m.group(1) for m in FENCED.finditer(text)]
+    files = [p.read_text(encoding="utf-8") for p in sorted(source_dir(assignment.id).glob("*.py"))]
+    return tuple(cells + blocks + files)
+
+
 def release_code(assignment) -> str:
     """The code cells of the released notebook, as ``seqgrade release`` makes it."""
     from .facts import released_cells
@@ -220,13 +260,12 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
             codes[student] = code_path(outdir, student).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # no readable notebook, or graded before the batch kept code
-    report, prints = analyse(codes, release_code(assignment), settings)
+    report, _, slices = _analyse(codes, release_sources(assignment), settings)
     folder = outdir / REPORT_DIR
     link = lambda p: pair_name(file_stem(p.a), file_stem(p.b))  # noqa: E731
     pages = set()
     for pair in report.pairs:
-        _, _, slices = compare(prints[pair.a], prints[pair.b])
-        write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices))
+        write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices[pair]))
         pages.add(link(pair))
     for old in folder.glob("pairs/*.html"):  # pairs no longer flagged
         if f"pairs/{old.name}" not in pages:

@@ -18,6 +18,8 @@ def add_parser(sub) -> None:
                         "or what the last run used)")
     p.add_argument("--min-shared", type=int, metavar="CHARS",
                    help=f"and the shared passages add up to this many tokenized characters (default {d.min_shared})")
+    p.add_argument("--min-run", type=int, metavar="CHARS",
+                   help=f"count only shared passages at least this many tokenized characters long (default {d.min_run})")
     p.set_defaults(func=cmd_similarity)
 
 
@@ -36,9 +38,11 @@ def cmd_similarity(args, console) -> int:
             settings = replace(settings, threshold=args.threshold)
         if args.min_shared is not None:
             settings = replace(settings, min_shared=args.min_shared)
+        if args.min_run is not None:
+            settings = replace(settings, min_run=args.min_run)
     except ValueError:
-        raise UsageError(f"--threshold is a share in (0, 1] and --min-shared a count >= 0; got "
-                         f"{args.threshold}, {args.min_shared}") from None
+        raise UsageError(f"--threshold is a share in (0, 1], --min-shared and --min-run counts >= 0; got "
+                         f"{args.threshold}, {args.min_shared}, {args.min_run}") from None
     report = write_similarity(args.outdir, get_assignment(record.assignment), sorted(record.students), settings)
     republish(args.outdir)  # the summary's section
 

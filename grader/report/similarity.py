@@ -22,9 +22,9 @@ def pair_name(stem_a: str, stem_b: str) -> str:
 
 
 def thresholds_text(settings) -> str:
-    return (f"a pair is listed when at least {settings.threshold:.0%} of one student's own code (release code and "
-            f"passages more than {settings.common:.0%} of the class share left out) lies in passages the other has, "
-            f"{settings.min_shared} or more tokenized characters in all")
+    return (f"a pair is listed when at least {settings.threshold:.0%} of one student's own code (the code the course "
+            f"gave left out, and statements that change nothing) lies in passages the other has, "
+            f"{settings.min_shared} or more tokenized characters in all; a cluster is students linked by listed pairs")
 
 
 def pair_page(assignment: str, pair, codes: dict, slices: tuple) -> str:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.facts import student_code
-from grader.batch.similarity import Settings, analyse, kgram_hashes, read_report, release_code
+from grader.batch.similarity import Settings, analyse, kgram_hashes, read_report, release_code, release_sources
 from grader.cli import main
 from grader.report.summary import write_summary
 from grader.results import CheckResult, ExerciseResult, LateCharge, NotebookResult
@@ -38,7 +38,31 @@ def test_copies_are_found_through_renames_reordering_comments_and_layout(release
     assert report.pairs[0].score >= 0.75 and report.pairs[0].shared >= Settings().min_shared
     # the release handed back, and short code everybody writes alike, are no evidence
     small, _ = analyse({"x": SHORT, "y": SHORT}, release_code(SEQUENCE_MODELS))
-    assert small.pairs == () and small.highest_unflagged == 1.0  # all of it shared, but too little to list
+    assert small.pairs == () and small.highest_unflagged == 0.0  # all of it shared, but no passage long enough
+
+
+def test_a_ring_of_renamed_copies_and_a_padded_copy_are_found_in_a_class_and_independent_work_is_not():
+    """The issue's class: one student and eleven renamed copies (a ring of 12), one student and a copy with a
+    statement that changes nothing after every line, and 16 students who wrote their own code (tests/batch/
+    similarity_class.py), 30 in all. Before: 0 of 66 ring pairs (passages held by more than max(10, 30/5)
+    students were dropped as common) and the padded pair unlisted (0.51)."""
+    from itertools import combinations
+
+    from tests.batch.similarity_class import LONG, MAX_SHARED_LONG, independent, notebook_code, padded, renamed, shared_cells
+
+    students = independent(18)
+    assert max(shared_cells(a, b, LONG) for a, b in combinations(students, 2)) <= MAX_SHARED_LONG
+    ring = notebook_code(students[0])
+    codes = {"ring00": ring, **{f"ring{i:02d}": renamed(ring, i) for i in range(1, 12)},
+             "pad0": notebook_code(students[1]), "pad1": padded(notebook_code(students[1])),
+             **{f"own{i:02d}": notebook_code(s) for i, s in enumerate(students[2:])}}
+    assert len(codes) == 30 and codes["ring01"] != ring and "unused = 1" in codes["pad1"]
+    report, _ = analyse(codes, release_sources(SEQUENCE_MODELS))
+    assert report.clusters == (tuple(f"ring{i:02d}" for i in range(12)), ("pad0", "pad1"))
+    assert len(report.pairs) == 66 + 1 and all(p.score >= Settings().threshold for p in report.pairs)
+    assert not [p for p in report.pairs if p.a.startswith("own") or p.b.startswith("own")]  # no false pair
+    padded_pair = next(p for p in report.pairs if p.a == "pad0")
+    assert padded_pair.score > 0.95  # the padding is blanked out before fingerprinting
 
 
 def test_fingerprints_are_the_same_in_every_process():
