@@ -8,6 +8,7 @@ Where neither is possible the test says why and skips.
 import json
 import os
 import shutil
+import signal
 import site
 import subprocess
 import sys
@@ -24,9 +25,25 @@ ASSIGNMENT = "recursive_attention"  # its memory checks also measure from outsid
 
 
 def _as_user(command: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = {"HOME": str(cwd), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "CI": os.environ.get("CI", "")}
+    """Run ``command`` as the ordinary user. One that does not end in time is stopped with SIGABRT, so that
+    each of its Python processes prints where every thread stood (faulthandler), and the test fails with it."""
+    env = {"HOME": str(cwd), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "CI": os.environ.get("CI", ""),
+           "PYTHONFAULTHANDLER": "1"}
     extra = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, **extra)
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True, **extra) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGABRT)
+            try:
+                out, err = process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                out, err = process.communicate()
+            pytest.fail(f"{' '.join(map(str, command[1:]))} did not end within {timeout} s; it printed:\n"
+                        f"{out[-3000:]}\n{err[-12000:]}")
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def _readable_python(work: Path) -> str:

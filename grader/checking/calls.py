@@ -199,6 +199,10 @@ class StandInClass:
     forward: Any
     children: tuple = ()  # the StandInClass of each child the spec builds
 
+    def names(self) -> list[str]:
+        """This class's name and those of the classes its spec builds as children, at any depth."""
+        return [self.name, *(n for child in self.children for n in child.names())]
+
     def handlers(self) -> dict:
         found = {f"{self.name}.forward": self.forward}
         for child in self.children:
@@ -209,7 +213,8 @@ class StandInClass:
 def build_request(op: str, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), again: bool = False,
                   stand_ins: Mapping[str, StandInHandler] | None = None, handle: str | None = None,
                   method: str | None = None, classes: Mapping[str, StandInClass] | None = None,
-                  grad_params: bool = False, prepare: Mapping | None = None) -> tuple[dict, list, dict]:
+                  grad_params: bool = False, prepare: Mapping | None = None,
+                  layout_only: Sequence[str] = ()) -> tuple[dict, list, dict]:
     """A call-like request as both backends send it: ``(request, args, handlers)``; ``args`` has each Made
     argument replaced by None (the student's process builds it), ``handlers`` answers every stand-in."""
     request = {"op": op, "name": name, "grad_wrt": list(grad_wrt), "again": again,
@@ -225,6 +230,8 @@ def build_request(op: str, name: str, args: Sequence, *, grad_wrt: Sequence[int]
             request["method"] = method
     if classes:
         request["stand_in_classes"] = {k: c.spec for k, c in classes.items()}
+        if layout_only:  # student classes whose __init__ is not run again (grader.jail.objects.stand_in_classes)
+            request["layout_only"] = list(layout_only)
         for c in classes.values():
             handlers.update(c.handlers())
     if grad_params:

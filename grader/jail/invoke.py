@@ -236,7 +236,7 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), objects.asking(ask), \
                 _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask), \
-                objects.stand_in_classes(ns, request.get("stand_in_classes"), stub):
+                objects.stand_in_classes(ns, request.get("stand_in_classes"), stub, request.get("layout_only")):
             with torch.enable_grad():
                 with _seeded(request.get("fill_seed") if constructing else None):
                     out = fn(*args)

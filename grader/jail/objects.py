@@ -205,11 +205,13 @@ def _named_classes(specs: dict) -> dict:
 
 
 @contextlib.contextmanager
-def stand_in_classes(ns: dict, specs, stub: Callable):
+def stand_in_classes(ns: dict, specs, stub: Callable, layout_only=None):
     """Bind each named class (and each class its spec builds as a child) to its stand-in in the student's
-    namespace for the length of a request; the stand-ins are built around the student's classes found there."""
+    namespace for the length of a request; the stand-ins are built around the student's classes found there,
+    except those named in ``layout_only`` (their ``__init__`` ended the process or hung: the layout alone)."""
     named = _named_classes(specs) if isinstance(specs, dict) else {}
-    bases = {name: ns.get(name) for name in named}
+    alone = {str(n) for n in layout_only} if isinstance(layout_only, list) else set()
+    bases = {name: None if name in alone else ns.get(name) for name in named}
     undo = []
     try:
         for name, spec in named.items():

@@ -12,7 +12,6 @@ import select
 import signal
 import socket
 import time
-import weakref
 from typing import Mapping, Sequence
 
 from grader.checking.allowance import MIN_FRAME_BYTES, CallAllowance
@@ -35,14 +34,12 @@ from grader.jail import framing
 from grader.jail.limits import Limits
 
 from . import procfs
+from .ending import ENDING, await_ended
 from .jails import PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
 from .replies import to_reply
 from .warmup import CallClock, callable_key
 
 MAX_RESTARTS = 20
-JAIL_END_WAIT_S = 15.0  # how long a killed jail may take to be gone (its monitor's own sweep is bounded by 10 s)
-# Jails killed and perhaps not gone yet, per zygote (every jail of a zygote runs as its uid): their monitors' sockets.
-_ENDING: "weakref.WeakKeyDictionary[Zygote, list[socket.socket]]" = weakref.WeakKeyDictionary()
 MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
 
 
@@ -62,13 +59,14 @@ class Session(ObjectCalls):
         self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
         self._defines: dict[str, bool] = {}
         self._broken: dict[str, BaseException] = {}  # functions that hung or ended the process: not called again
+        self._unbuildable: set[str] = set()  # student classes whose __init__ ended the process or hung as a stand-in
         self._warmed: set[str] = set()  # callables whose first call has been made (one-time work allowed then)
         self._spare: tuple[socket.socket, socket.socket] | None = None  # a jail built ahead, for the next restart
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def _kill(self) -> None:
         """Kill the jail; the next jail of this zygote waits until it is gone before it runs any cell
-        (_await_ended)."""
+        (grader.sandbox.ending)."""
         killed = self.pidfd is not None
         if self.pgid is not None and self.limits.isolation != "namespaces":
             try:
@@ -87,7 +85,7 @@ class Session(ObjectCalls):
             self.sock.close()
         if self.ctl is not None:
             if killed:
-                _ENDING.setdefault(self.zygote, []).append(self.ctl)
+                ENDING.setdefault(self.zygote, []).append(self.ctl)
             else:
                 self.ctl.close()
         self.sock = self.ctl = None
@@ -145,7 +143,7 @@ class Session(ObjectCalls):
         else:
             self.sock, self.ctl = self.zygote.spawn(self.limits)
         self._handshake()
-        _await_ended(self.zygote)
+        await_ended(self.zygote)
         try:
             framing.send(self.sock, {"op": "run", "modules": self.modules,
                                      "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
@@ -324,7 +322,33 @@ class Session(ObjectCalls):
              classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False,
              prepare: Mapping | None = None) -> Reply:
         """Call student function ``name`` (or, with ``handle``, a method of an object constructed earlier;
-        ``op="construct"`` constructs class ``name`` under ``handle``; see grader.sandbox.objectcalls)."""
+        ``op="construct"`` constructs class ``name`` under ``handle``; see grader.sandbox.objectcalls).
+
+        A construction with stand-in classes that hangs or ends the process is tried once more with those
+        classes laid out by the grader alone (without the student's ``__init__``): when that one succeeds,
+        the student's helper class was at fault, and it costs only its own exercise (it stays laid out alone
+        for the rest of the submission)."""
+        helpers = [] if op != "construct" or name in self._broken else sorted(
+            n for c in (classes or {}).values() for n in c.names() if n not in self._unbuildable and self.defines(n))
+        options = dict(grad_wrt=grad_wrt, cotangent=cotangent, again=again, stand_ins=stand_ins, op=op,
+                       measure_memory=measure_memory, handle=handle, method=method, classes=classes,
+                       grad_params=grad_params, prepare=prepare)
+        try:
+            return self._call(name, args, **options)
+        except (StudentTimeout, StudentCrashed) as exc:
+            if not helpers or time.monotonic() >= self.deadline:
+                raise
+            self._unbuildable.update(helpers)
+            self._broken.pop(name, None)  # the same construction, now without the student's helper classes
+            try:
+                reply = self._call(name, args, **options)
+            except (StudentTimeout, StudentCrashed, StudentOverspent):
+                self._unbuildable.difference_update(helpers)  # its own fault: the helpers are not blamed
+                raise exc from None
+            return reply
+
+    def _call(self, name: str, args: Sequence, *, grad_wrt, cotangent, again, stand_ins, measure_memory, op, handle,
+              method, classes, grad_params, prepare) -> Reply:
         if name in self._broken:
             first = self._broken[name]
             raise type(first)(f"{first.message} (in an earlier check, so it was not called again)")
@@ -332,7 +356,7 @@ class Session(ObjectCalls):
             raise StudentMissing(name)
         request, args, handlers = build_request(op, name, args, grad_wrt=grad_wrt, again=again, stand_ins=stand_ins,
                                                 handle=handle, method=method, classes=classes, grad_params=grad_params,
-                                                prepare=prepare)
+                                                prepare=prepare, layout_only=sorted(self._unbuildable))
         try:
             if self.sock is None:
                 self._start()
@@ -350,25 +374,3 @@ class Session(ObjectCalls):
                 self._broken.setdefault(name, exc)
             raise
 
-
-def _await_ended(zygote: Zygote) -> None:
-    """Wait until every jail of ``zygote`` that was killed is gone. A monitor exits only after every process
-    of its jail has been reaped, and the next jail runs as the same uid, whose processes the kernel counts
-    (RLIMIT_NPROC) across the machine: a jail killed while it held its whole allowance (a fork bomb) must not
-    take part of the next one's. Done just before the next jail runs its cells, so the kernel's work (25-35 ms
-    on a loaded machine) overlaps the new jail's set-up, and grading the next notebook is not held up."""
-    for ctl in _ENDING.pop(zygote, []):
-        _until_closed(ctl, JAIL_END_WAIT_S)
-        ctl.close()
-
-
-def _until_closed(ctl: socket.socket, timeout: float) -> None:
-    """Read what the monitor still sends until it closes its end (it has exited), or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    while (left := deadline - time.monotonic()) > 0:
-        ctl.settimeout(left)
-        try:
-            if not ctl.recv(4096):
-                return
-        except OSError:  # socket.timeout included: give up waiting, the next jail starts anyway
-            return
