@@ -224,15 +224,22 @@ def cmd_batch(args, console: Console) -> int:
     # Said before torch and the checks are imported (seconds), so the TA sees at once that it started.
     console.print(f"seqgrade batch: {total} notebooks in {args.submissions} ({layout}); loading the grader...",
                   markup=False, highlight=False)
-    from grader.assignments.registry import get_assignment
-    from grader.batch.progress import batch_progress
-    from grader.batch.run import BatchConfig, run_batch
-    from grader.batch.summary import print_batch_summary
-
+    workers = None
     try:
+        if not args.scheduler:  # the workers load the grader while this process imports the same (grader.batch.pool)
+            from grader.batch.pool import started_workers
+
+            workers = started_workers(found.jobs, args.assignment, limits, args.out, args.workers or 0)
+        from grader.assignments.registry import get_assignment
+        from grader.batch.progress import batch_progress
+        from grader.batch.run import BatchConfig, run_batch
+        from grader.batch.summary import print_batch_summary
+
         get_assignment(args.assignment)
     except BaseException:
         found.cleanup()
+        if workers is not None:
+            workers.close()
         raise
     _say_what_is_not_hidden(limits)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
@@ -244,7 +251,7 @@ def cmd_batch(args, console: Console) -> int:
         console.print(text, markup=False, highlight=False)
 
     with batch_progress(console, total) as progress:
-        report = run_batch(config, progress=progress, phase=phase, found=found)  # the archive, unpacked once
+        report = run_batch(config, progress=progress, phase=phase, found=found, workers=workers)  # the archive, unpacked once
     print_batch_summary(console, report, Path(args.out))
     return EXIT_OK
 

@@ -7,7 +7,6 @@ hash of the notebook, the assignment, the grader version and the limits).
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import os
 import time
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import Discovery, discover
 from .late import batch_policy
+from .pool import default_workers, local_workers
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
 from .similarity import code_path, write_similarity
@@ -73,28 +73,32 @@ def connect_scheduler(address: str, timeout: float = 10.0):
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {type(exc).__name__}: {exc}") from None
 
 
-def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
 def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
               progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
-              phase: Callable[[str], None] | None = None, found: Discovery | None = None) -> BatchReport:
+              phase: Callable[[str], None] | None = None, found: Discovery | None = None,
+              workers: Workers | None = None) -> BatchReport:
     """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step.
     ``found``: the submissions as the caller already discovered them (an archive is unpacked once); the
-    batch removes what discovering unpacked when it ends."""
-    assignment = get_assignment(config.assignment)
-    if config.lms and config.lms not in LMS_FORMATS:
-        raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
-    check_storable_db_url(config.db_url)
-    if found is None:
-        found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
+    batch removes what discovering unpacked when it ends. ``workers``: a local pool the caller started
+    early (grader.batch.pool.started_workers), closed by the batch."""
+    try:
+        assignment = get_assignment(config.assignment)
+        if config.lms and config.lms not in LMS_FORMATS:
+            raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
+        check_storable_db_url(config.db_url)
+        if found is None:
+            found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
+    except BaseException:
+        if workers is not None:
+            workers.close()
+        raise
     nbgrader_import.prefetch_gradebook()
     client = None
-    workers = None
     try:
         window = config.workers or default_workers()
-        if executor is None and config.scheduler:
+        if workers is None and executor is None and config.scheduler:
             client = connect_scheduler(config.scheduler)
             executor = client.get_executor()
             window = max(sum(client.nthreads().values()), 1)
@@ -103,11 +107,8 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
             ensure_writable_dir(outdir)
         except OSError as exc:
             raise OutputNotWritable(outdir, exc.strerror or str(exc)) from None
-        if executor is None:
-            n = window
-            workers = Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")))
-        else:
-            workers = Workers(executor)
+        if workers is None:
+            workers = local_workers(window) if executor is None else Workers(executor)
         # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
         policy, late_notes = batch_policy(config.late_policy, config.extensions, assignment.id,
                                           {j.student: j for j in (*found.jobs, *found.unreadable, *found.without_notebook.values())})
