@@ -49,7 +49,7 @@ from grader.batch.similarity import Settings, analyse, code_path, release_source
 from grader.course.release import release  # noqa: E402
 from grader.course.samples import sample_cells  # noqa: E402
 from grader.fsutil import write_atomic  # noqa: E402
-from tests.batch.similarity_class import independent, notebook_code, padded, renamed  # noqa: E402
+from tests.batch.similarity_class import independent, notebook_code, padded, renamed, with_names  # noqa: E402
 
 ASSIGNMENTS = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
 
@@ -68,14 +68,7 @@ def rename(code: str) -> str:
         local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     names = sorted(local - top - imported - keywords - set(dir(__builtins__)))
     mapping = {n: f"r{i}_{n[::-1]}" for i, n in enumerate(names)}
-    out, previous = [], None
-    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-        if tok.type == tokenize.NAME and tok.string in mapping and previous != ".":
-            tok = tok._replace(string=mapping[tok.string])
-        out.append(tok)
-        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
-            previous = tok.string
-    return tokenize.untokenize(out)
+    return with_names(code, mapping)
 
 
 def reorder(code: str) -> str:

@@ -184,8 +184,6 @@ def analyse(codes: dict[str, str], release: str | Sequence[str], settings: Setti
 
 def _analyse(codes: dict[str, str], release, settings: Settings) -> tuple[Report, dict, dict]:
     """``analyse``, and the slices of each flagged pair (for its page)."""
-    if len(codes) < 2:  # no pair to compare: the release is not read, nothing is fingerprinted
-        return Report(settings, len(codes), (), (), 0.0), {}, {}
     boilerplate = boilerplate_hashes(release, settings)
     prints = {s: Fingerprint(codes[s], settings, boilerplate) for s in sorted(codes)}
     flagged, highest, slices = [], 0.0, {}
@@ -262,7 +260,10 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
             codes[student] = code_path(outdir, student).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # no readable notebook, or graded before the batch kept code
-    report, _, slices = _analyse(codes, release_sources(assignment) if len(codes) > 1 else (), settings)
+    if len(codes) < 2:  # no pair to compare: the release is not read, nothing is fingerprinted
+        report, slices = Report(settings, len(codes), (), (), 0.0), {}
+    else:
+        report, _, slices = _analyse(codes, release_sources(assignment), settings)
     folder = outdir / REPORT_DIR
     link = lambda p: pair_name(file_stem(p.a), file_stem(p.b))  # noqa: E731
     pages = set()

@@ -289,6 +289,11 @@ def renamed(code: str, salt: int) -> str:
                                                                            if isinstance(n, ast.Name) and n.id.isupper()}
     keywords = {k.arg for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords}
     mapping = {name: f"{name[0]}{salt}_{i}" for i, name in enumerate(sorted(own - keywords))}
+    return with_names(code, mapping)
+
+
+def with_names(code: str, mapping: dict[str, str]) -> str:
+    """``code`` with each name token in ``mapping`` replaced (never an attribute: a name after a dot)."""
     out, previous = [], None
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
         if tok.type == tokenize.NAME and tok.string in mapping and previous != ".":

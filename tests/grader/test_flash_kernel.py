@@ -54,19 +54,10 @@ def test_is_a_bonus_judged_only_where_triton_is_installed(monkeypatch):
 
 
 def _selfcheck():
+    from grader.audit.selfchecks import load_selfcheck_module
     from grader.course.release import ASSIGNMENTS_ROOT
 
-    folder = ASSIGNMENTS_ROOT / "source" / "recursive_attention"
-    spec = importlib.util.spec_from_file_location("selfcheck_recursive_attention", folder / "selfcheck.py")
-    module = importlib.util.module_from_spec(spec)
-    import sys
-
-    sys.path.insert(0, str(folder))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(folder))
-    return module
+    return load_selfcheck_module(ASSIGNMENTS_ROOT / "source" / "recursive_attention")
 
 
 @pytest.mark.parametrize("raised", ["NotImplementedError()", "InterpreterError('NotImplementedError()')"])
