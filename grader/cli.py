@@ -221,25 +221,18 @@ def cmd_batch(args, console: Console) -> int:
     check_storable_db_url(args.db)
     found = discover(args.submissions, args.assignment, file_times=args.file_times)  # fail fast, before anything slow is imported
     total, layout = len(found.jobs), found.layout
-    # Said before torch and the checks are imported (seconds), so the TA sees at once that it started.
+    # Said before the workers import torch and the checks (seconds), so the TA sees at once that it started.
     console.print(f"seqgrade batch: {total} notebooks in {args.submissions} ({layout}); loading the grader...",
                   markup=False, highlight=False)
-    workers = None
-    try:
-        if not args.scheduler:  # the workers load the grader while this process imports the same (grader.batch.pool)
-            from grader.batch.pool import started_workers
-
-            workers = started_workers(found.jobs, args.assignment, limits, args.out, args.workers or 0)
-        from grader.assignments.registry import get_assignment
+    try:  # the assignment's outline only: this process writes the outputs, its workers import the checks (and torch)
+        from grader.assignments.registry import get_outline
         from grader.batch.progress import batch_progress
         from grader.batch.run import BatchConfig, run_batch
         from grader.batch.summary import print_batch_summary
 
-        get_assignment(args.assignment)
+        get_outline(args.assignment)
     except BaseException:
         found.cleanup()
-        if workers is not None:
-            workers.close()
         raise
     _say_what_is_not_hidden(limits)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
@@ -251,7 +244,7 @@ def cmd_batch(args, console: Console) -> int:
         console.print(text, markup=False, highlight=False)
 
     with batch_progress(console, total) as progress:
-        report = run_batch(config, progress=progress, phase=phase, found=found, workers=workers)  # the archive, unpacked once
+        report = run_batch(config, progress=progress, phase=phase, found=found)  # the archive, unpacked once
     print_batch_summary(console, report, Path(args.out))
     return EXIT_OK
 

@@ -34,6 +34,18 @@ def ensure_writable_dir(path: str | Path) -> Path:
     return path
 
 
+def cache_folder() -> Path | None:
+    """Where the grader keeps what it can make again (drawn examples, assignment outlines):
+    ``$SEQGRADE_CACHE_DIR`` (``off``: nowhere), else ``$XDG_CACHE_HOME/seqgrade``, else ``~/.cache/seqgrade``."""
+    chosen = os.environ.get("SEQGRADE_CACHE_DIR")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "seqgrade"
+
+
 def source_digest(root: Path, trees: tuple[str, ...]) -> str:
     """A digest of every ``*.py`` file under ``root/tree`` for each tree: names relative to root, and bytes."""
     h = hashlib.sha256()

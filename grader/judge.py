@@ -28,7 +28,8 @@ from typing import Callable, Sequence
 import torch
 
 from grader.assignments.registry import Exercise
-from grader.checking.base import FAILURE_KINDS, run_check
+from grader.checking.base import run_check
+from grader.checking.kinds import FAILURE_KINDS
 from grader.checking.calls import StudentAborted, StudentCode
 from grader.checking.compare import PRECISION
 from grader.checking.gate import Observation

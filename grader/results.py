@@ -39,7 +39,7 @@ class CheckResult:
     message: str = ""
     # Optional picture data for the report (e.g. a causality influence matrix), plain lists only.
     figure: dict | None = None
-    kind: str = ""  # why it did not pass (grader.checking.base.FAILURE_KINDS); "" when it passed or is manual
+    kind: str = ""  # why it did not pass (grader.checking.kinds.FAILURE_KINDS); "" when it passed or is manual
     # Points set by course staff (a manual score or an override), applied after grading; see StaffMark.
     staff: "StaffMark | None" = None
     # What the check checks, the first line of its docstring (grader.checking.exercise.Check.property): the

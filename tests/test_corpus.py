@@ -7,8 +7,6 @@ import json
 import os
 import secrets
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,6 +19,8 @@ from grader.batch.run import BatchConfig, run_batch
 from grader.jail.limits import Limits
 from grader.sandbox.client import SANDBOX_UID
 
+from .corpus import recorded
+from .corpus.cpuload import CpuLoad
 from .corpus.build import MARKERS, PORT, build_corpus, generated_degenerate, load, validate_entries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -206,6 +206,16 @@ def scores(result) -> dict:
     return {e["id"]: e["score"] for e in result["exercises"] if e["id"] in FULL}
 
 
+def test_results_are_byte_identical_to_the_recorded_ones(corpus):
+    """Every result JSON is the bytes recorded before (tests/corpus/recorded.py): a change to how the grader
+    runs the checks (speed, protocol) moves no grade, no message and no hint."""
+    found = recorded.digests(corpus["out"] / "results", "sequence_models", (ROOT, corpus["root"]))
+    if recorded.RECORDING:
+        recorded.record("sequence_models", found)
+        pytest.skip(f"recorded {len(found)} results")
+    assert recorded.differences("sequence_models", found, whole=not SELECT) == []
+
+
 def test_corpus_files_are_well_formed_and_large_enough():
     assert validate_entries() == []
     assert len(load("hostile")) >= 20 and len(load("wrong")) >= 30 and len(load("structure")) >= 12
@@ -346,19 +356,6 @@ def test_structure_variant_gets_its_expected_result(corpus, name):
         assert lost <= set(expect["lost"]) and set(expect["missing"]) <= lost
     if result["status"] != "graded":
         assert result["score"] == 0
-
-
-class CpuLoad:
-    """Busy processes beside the batch (one per core), each ending by itself after ``seconds``."""
-
-    def __init__(self, seconds: float = 420):
-        code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
-        self.procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(os.cpu_count() or 2)]
-
-    def close(self):
-        for p in self.procs:
-            p.kill()
-            p.wait()
 
 
 def _load_sample(entries: dict) -> list[str]:

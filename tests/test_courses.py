@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,6 +17,7 @@ from grader.assignments.registry import ASSIGNMENTS
 from grader.batch.run import BatchConfig, run_batch
 from grader.course.release import ASSIGNMENTS_ROOT, release
 
+from .corpus import recorded
 from .corpus.courses import KINDS, all_entries, assignments_with_corpus, build, entries, expected_problems
 
 COURSES = [a for a in ASSIGNMENTS if a != "sequence_models"]
@@ -168,7 +170,7 @@ def corpus(releases, tmp_path_factory):
             run_batch(BatchConfig(str(root / "submissions"), assignment, str(root / "out"), workers=2))
             results = {s: json.loads(p.read_text()) if (p := root / "out" / "results" / f"{s}.json").exists() else None
                        for s in [*made, "honest"]}
-            self[assignment] = (made, results)
+            self[assignment] = (made, results, root)
             return self[assignment]
 
     return Graded()
@@ -185,9 +187,20 @@ def test_solution_gets_full_marks_through_the_sandbox(assignment, corpus):
 def test_corpus_entry_is_graded_as_declared(assignment, student, corpus):
     """wrong: exactly the declared checks fail, every other exercise keeps full marks; degenerate: nothing
     earned by the replaced functions; alternative: full marks."""
-    made, results = corpus[assignment]
+    made, results, _ = corpus[assignment]
     assert results[student] is not None, f"{student} has no result: the batch lost its grade"
     assert expected_problems(ASSIGNMENTS[assignment], made[student], results[student]) == []
+
+
+@pytest.mark.parametrize("assignment", COURSES)
+def test_results_are_byte_identical_to_the_recorded_ones(assignment, corpus):
+    """Every result of the assignment's corpus is the bytes recorded before (tests/corpus/recorded.py)."""
+    root = corpus[assignment][2]
+    found = recorded.digests(root / "out" / "results", assignment, (Path(__file__).resolve().parents[1], root))
+    if recorded.RECORDING:
+        recorded.record(assignment, found)
+        pytest.skip(f"recorded {len(found)} results")
+    assert recorded.differences(assignment, found, whole=True) == []
 
 
 @pytest.mark.parametrize("assignment", COURSES)

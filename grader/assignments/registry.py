@@ -13,7 +13,7 @@ from grader import assignments as _package
 from grader.checking.exercise import JUDGES, Assignment, Check, Exercise  # noqa: F401  (re-exported)
 from grader.errors import UnknownAssignment
 
-from . import assignment_ids
+from . import assignment_ids, outline as _outline
 
 COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm", "lm_modules")
 
@@ -25,6 +25,7 @@ def _load(name: str) -> Assignment:
     if assignment.id != name:  # assignment_ids() lists the modules' names without importing them
         raise ValueError(f"grader/assignments/{name}/__init__.py declares assignment {assignment.id!r}; "
                          f"name the package after its assignment")
+    _outline.write(assignment)  # for the processes that only write outputs (grader.assignments.outline)
     return assignment
 
 
@@ -44,6 +45,9 @@ class _Registry(Mapping):
             self._loaded[name] = _load(name)
         return self._loaded[name]
 
+    def loaded(self, name: str) -> Assignment | None:
+        return self._loaded.get(name)
+
     def __contains__(self, name) -> bool:
         return name in self._ids
 
@@ -55,7 +59,12 @@ class _Registry(Mapping):
 
 
 ASSIGNMENTS: Mapping[str, Assignment] = _Registry()
-SEQUENCE_MODELS = ASSIGNMENTS["sequence_models"]
+
+
+def __getattr__(name: str):
+    if name == "SEQUENCE_MODELS":  # loaded when asked for: importing the registry imports no checks (nor torch)
+        return ASSIGNMENTS["sequence_models"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_assignment(name: str) -> Assignment:
@@ -63,3 +72,12 @@ def get_assignment(name: str) -> Assignment:
         return ASSIGNMENTS[name]
     except KeyError:
         raise UnknownAssignment(name, sorted(ASSIGNMENTS)) from None
+
+
+def get_outline(name: str) -> Assignment:
+    """Assignment ``name`` as far as a process that writes outputs without grading needs it: the declaration
+    when this process has loaded it, else its outline (grader.assignments.outline: placeholders instead of
+    the checks, read without importing them), else the declaration, loaded now."""
+    if name not in ASSIGNMENTS:
+        raise UnknownAssignment(name, sorted(ASSIGNMENTS))
+    return ASSIGNMENTS.loaded(name) or _outline.read(name) or get_assignment(name)

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from grader.assignments.registry import Assignment
+from grader.course import ASSIGNMENTS_ROOT
 from grader.errors import InvalidNotebook, SeqgradeError
+from grader.fsutil import cache_folder, write_atomic
 from grader.notebook import is_test_cell, read_notebook
 
 MAX_ANSWER_CHARS = 20_000  # an answer longer than this is cut (and says so) in the exported pages
@@ -55,10 +59,30 @@ def _normal(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 
+@dataclass(frozen=True)
+class ReleasedCell:
+    """One cell of the released notebook, as the facts and the similarity report read it."""
+
+    cell_type: str
+    source: str
+    grade_id: str = ""
+    solution: bool = False  # a stub the student fills in
+
+
 @functools.lru_cache(maxsize=None)
-def released_notebook(assignment_id: str, notebook: str):
-    """The student version of the assignment's notebook, generated in memory exactly as ``seqgrade release``
-    makes it (read only: it is shared)."""
+def released(assignment_id: str, notebook: str) -> tuple[ReleasedCell, ...]:
+    """The cells of the student version of the assignment's notebook, exactly as ``seqgrade release`` makes it.
+
+    Making it imports nbformat and nbgrader's converters (about 0.8 s of CPU), so the cells are kept in the cache
+    folder (grader.fsutil.cache_folder) under a digest of everything they depend on: the source notebook, the
+    code that converts it and nbgrader's version."""
+    source = ASSIGNMENTS_ROOT / "source" / assignment_id / notebook
+    where = _released_path(source)
+    if where is not None:
+        try:
+            return tuple(ReleasedCell(**cell) for cell in json.loads(where.read_text(encoding="utf-8"))["cells"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
     import nbformat
 
     from .nbgrader_import import nbgrader_imported
@@ -66,16 +90,35 @@ def released_notebook(assignment_id: str, notebook: str):
     nbgrader_imported()  # grader.course.release imports nbgrader, which a batch may be importing in the background
     from grader.course.release import STUDENT_STEPS, convert, source_dir
 
-    return convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
+    nb = convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
+    cells = tuple(ReleasedCell(c.cell_type, c.source, _grade_id(c), bool(c.get("metadata", {}).get("nbgrader", {}).get("solution")))
+                  for c in nb.cells)
+    if where is not None:
+        try:
+            write_atomic(where, json.dumps({"cells": [asdict(c) for c in cells]}))
+        except OSError:
+            pass
+    return cells
+
+
+def _released_path(source: Path) -> Path | None:
+    folder = cache_folder()
+    if folder is None:
+        return None
+    from importlib.metadata import version
+
+    h = hashlib.sha256(version("nbgrader").encode())
+    for part in (source, Path(__file__).resolve().parents[1] / "course" / "release.py"):
+        h.update(b"\0" + part.read_bytes())
+    return folder / f"released-{h.hexdigest()[:24]}.json"
 
 
 @functools.lru_cache(maxsize=None)
 def released_cells(assignment_id: str, notebook: str) -> tuple[frozenset, frozenset]:
     """(sources of the released stubs a student must fill in, sources of every released code cell)."""
-    nb = released_notebook(assignment_id, notebook)
-    stubs = frozenset(_normal(c.source) for c in nb.cells
-                      if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
-    code = frozenset(_normal(c.source) for c in nb.cells if c.cell_type == "code")
+    cells = released(assignment_id, notebook)
+    stubs = frozenset(_normal(c.source) for c in cells if c.solution)
+    code = frozenset(_normal(c.source) for c in cells if c.cell_type == "code")
     return stubs, code
 
 
@@ -83,8 +126,8 @@ def released_answers(assignment: Assignment) -> dict[str, str]:
     """Manual question id -> the text its answer cell is released with ("YOUR ANSWER HERE"), compared
     as ``_normal`` text."""
     questions = {e.id for e in assignment.exercises if e.kind == "manual"}
-    cells = released_notebook(assignment.id, assignment.notebook).cells
-    return {q: _normal("\n\n".join(c.source for c in cells if _grade_id(c) == q)) for q in questions}
+    cells = released(assignment.id, assignment.notebook)
+    return {q: _normal("\n\n".join(c.source for c in cells if c.grade_id == q)) for q in questions}
 
 
 def unanswered(answers: dict[str, str], assignment: Assignment) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from grader.assignments.registry import Assignment, get_assignment
+from grader.assignments.registry import Assignment, get_outline
 from grader.results import NotebookResult
 
 from . import outputs
@@ -67,7 +67,7 @@ def republish(outdir: str | Path, phase: Callable[[str], None] = lambda text: No
     """Rewrite every output of the batch in ``outdir`` from its stored results (no grading)."""
     outdir = Path(outdir)
     record = read_record(outdir)
-    assignment = get_assignment(record.assignment)
+    assignment = get_outline(record.assignment)
     graded, keys = {}, {}
     for student, who in record.students.items():
         stored = outputs.read_result(outdir, student)

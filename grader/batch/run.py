@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader.assignments.registry import get_assignment
+from grader.assignments.registry import get_outline
 from grader.errors import OutputNotWritable, UsageError
 from grader.fsutil import ensure_writable_dir, write_atomic
 from grader.jail.limits import Limits
@@ -77,28 +77,21 @@ def connect_scheduler(address: str, timeout: float = 10.0):
 
 def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
               progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
-              phase: Callable[[str], None] | None = None, found: Discovery | None = None,
-              workers: Workers | None = None) -> BatchReport:
+              phase: Callable[[str], None] | None = None, found: Discovery | None = None) -> BatchReport:
     """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step.
     ``found``: the submissions as the caller already discovered them (an archive is unpacked once); the
-    batch removes what discovering unpacked when it ends. ``workers``: a local pool the caller started
-    early (grader.batch.pool.started_workers), closed by the batch."""
-    try:
-        assignment = get_assignment(config.assignment)
-        if config.lms and config.lms not in LMS_FORMATS:
-            raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
-        check_storable_db_url(config.db_url)
-        if found is None:
-            found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
-    except BaseException:
-        if workers is not None:
-            workers.close()
-        raise
+    batch removes what discovering unpacked when it ends."""
+    assignment = get_outline(config.assignment)  # the workers load the checks; this process only writes outputs
+    if config.lms and config.lms not in LMS_FORMATS:
+        raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
+    check_storable_db_url(config.db_url)
+    if found is None:
+        found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
     nbgrader_import.prefetch_gradebook()
-    client = None
+    client = workers = None
     try:
         window = config.workers or default_workers()
-        if workers is None and executor is None and config.scheduler:
+        if executor is None and config.scheduler:
             client = connect_scheduler(config.scheduler)
             executor = client.get_executor()
             window = max(sum(client.nthreads().values()), 1)
@@ -107,8 +100,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
             ensure_writable_dir(outdir)
         except OSError as exc:
             raise OutputNotWritable(outdir, exc.strerror or str(exc)) from None
-        if workers is None:
-            workers = local_workers(window) if executor is None else Workers(executor)
+        workers = local_workers(window) if executor is None else Workers(executor)
         # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
         policy, late_notes = batch_policy(config.late_policy, config.extensions, assignment.id,
                                           {j.student: j for j in (*found.jobs, *found.unreadable, *found.without_notebook.values())})

@@ -33,14 +33,15 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from grader.fsutil import write_atomic
 
 from .deadcode import blank_dead
 from .identity import file_stem
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SIMILARITY_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1 also dropped code common to a share of the class, and counted every passage
@@ -132,6 +133,8 @@ class Fingerprint:
     def in_code(self, cut: np.ndarray) -> np.ndarray:
         """Slices of the filtered text (2 x N: starts, ends) as slices of the code: each position moved by the
         characters filtering removed before it."""
+        import numpy as np
+
         if len(self.offsets) == 0:
             return cut
         moved = np.clip(np.searchsorted(self.offsets[:, 0], cut), 0, len(self.offsets) - 1)
@@ -140,6 +143,8 @@ class Fingerprint:
 
 def kgram_hashes(text: str, k: int) -> np.ndarray:
     """A stable 48-bit hash of every k-gram of ``text`` (copydetect's own uses Python's per-process ``hash``)."""
+    import numpy as np  # here: a batch of one notebook compares nothing, and its process never imports numpy
+
     return np.array([int.from_bytes(hashlib.blake2b(text[i:i + k].encode("utf-8", "surrogatepass"), digest_size=6).digest(), "big")
                      for i in range(len(text) - k + 1)], dtype=np.int64)
 
@@ -158,6 +163,7 @@ def compare(first: Fingerprint, second: Fingerprint, min_run: int = 0):
     """Two fingerprints compared as copydetect's ``compare_files`` does, counting only shared passages of at
     least ``min_run`` filtered characters: (shared filtered characters of ``first``, (share of first, share
     of second), (slices of first, slices of second) in the code)."""
+    import numpy as np
     from copydetect.utils import get_copied_slices
 
     empty = np.zeros((2, 0), int)
@@ -229,10 +235,10 @@ def release_sources(assignment) -> tuple[str, ...]:
     makes it), the code blocks of its markdown text, and the Python files released beside it."""
     from grader.course.release import source_dir
 
-    from .facts import released_cells, released_notebook
+    from .facts import released, released_cells
 
     cells = sorted(released_cells(assignment.id, assignment.notebook)[1])
-    text = "\n".join(c.source for c in released_notebook(assignment.id, assignment.notebook).cells if c.cell_type == "markdown")
+    text = "\n".join(c.source for c in released(assignment.id, assignment.notebook) if c.cell_type == "markdown")
     blocks = [m.group(1) for m in FENCED.finditer(text)]
     files = [p.read_text(encoding="utf-8") for p in sorted(source_dir(assignment.id).glob("*.py"))]
     return tuple(cells + blocks + files)

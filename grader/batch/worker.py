@@ -49,11 +49,6 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
     return _GRADER
 
 
-def warm_up(limits: Limits, backend: str = "sandbox") -> None:
-    """Load the grader of this worker (torch, the checks, the sandbox's zygote) before its first notebook."""
-    _grader(limits, (), backend).wait_ready()
-
-
 def grade_job(student: str, path: str, assignment: str, limits: Limits, hide: tuple[str, ...], backend: str = "sandbox") -> dict:
     """Grade one notebook; return {"student", "result" (the result as a dict), "error"}."""
     try:

@@ -22,7 +22,6 @@ import hashlib
 import importlib
 import json
 import math
-import os
 import sys
 from pathlib import Path
 from types import CodeType
@@ -30,7 +29,7 @@ from types import CodeType
 import numpy as np
 import torch
 
-from grader.fsutil import source_digest, write_atomic
+from grader.fsutil import cache_folder, source_digest, write_atomic
 
 FORMAT = 1
 _PROJECT = Path(__file__).resolve().parents[2]
@@ -130,16 +129,6 @@ def identical(a, b) -> bool:
 
 
 # --- the store ------------------------------------------------------------------------------------
-def folder() -> Path | None:
-    chosen = os.environ.get("SEQGRADE_CACHE_DIR")
-    if chosen == "off":
-        return None
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "seqgrade"
-
-
 def fingerprint() -> str:
     """A digest of everything the drawn cases depend on."""
     from importlib.metadata import version
@@ -217,7 +206,7 @@ _STORE: Store | None = None
 def store() -> Store:
     global _STORE
     if _STORE is None:
-        where = folder()
+        where = cache_folder()
         try:
             path = where / f"examples-{fingerprint()}.json" if where is not None else None
         except OSError:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from grader.results import ExerciseResult
 
 from .calls import StandInClass
-from .standins import StandIn, stand_in
+
+if TYPE_CHECKING:
+    from .standins import StandIn
 
 JUDGES = ("reference", "format", "own")
 # How a check's docstring opens the sentence that says when it cannot be decided (Check.undecidable).
@@ -113,6 +115,8 @@ class Exercise:
         anything but a function exercise with a reference)."""
         if self.kind != "function" or self.reference is None:
             return None
+        from .standins import stand_in  # torch: only where the exercise is graded, not where it is outlined
+
         return stand_in(self.id, self.reference, self.reference, self.cost)
 
     @property
@@ -121,9 +125,17 @@ class Exercise:
         the course's own function."""
         if isinstance(self.stand_in, StandInClass):
             return self.stand_in
-        if self.reference is None or self.kind != "function":
+        if not self.stands_in:
             return None
+        from .standins import stand_in
+
         return stand_in(self.id, self.stand_in or self.reference, self.reference, self.cost)
+
+    @property
+    def stands_in(self) -> bool:
+        """Whether something answers for it where another exercise ``requires`` it (required_stand_in is not
+        None), said without building it."""
+        return isinstance(self.stand_in, StandInClass) or (self.reference is not None and self.kind == "function")
 
     def stand_ins(self, others: Sequence[str] = ()) -> dict[str, StandIn]:
         """What answers the student's other functions while this one is graded: each graded function of the
@@ -132,6 +144,8 @@ class Exercise:
         declared = {e.id: e for e in (self.assignment.exercises if self.assignment is not None else ())}
         table = {name: handler for name in others
                  if name != self.id and name in declared and (handler := declared[name].served) is not None}
+        from .standins import StandIn
+
         for name in self.requires:
             found = declared[name].required_stand_in if name in declared else None
             if not isinstance(found, StandIn):
@@ -170,7 +184,7 @@ class Assignment:
     def __post_init__(self):
         earlier: dict[str, Exercise] = {}
         for e in self.exercises:
-            missing = [r for r in e.requires if r not in earlier or earlier[r].required_stand_in is None]
+            missing = [r for r in e.requires if r not in earlier or not earlier[r].stands_in]
             if missing:
                 raise ValueError(f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a "
                                  f"reference or a stand-in")

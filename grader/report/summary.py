@@ -11,7 +11,7 @@ from html import escape
 from pathlib import Path
 
 from grader.assignments.registry import Assignment
-from grader.checking.base import FAILURE_KINDS
+from grader.checking.kinds import FAILURE_KINDS
 from grader.fsutil import write_atomic
 from grader.results import NotebookResult
 

@@ -20,7 +20,7 @@ from grader.jail.limits import Limits
 from grader.sandbox.client import Session, Zygote
 
 from ..corpus.build import load
-from ..test_corpus import CpuLoad
+from ..corpus.cpuload import CpuLoad
 
 SLOT = 31  # a uid of its own: no other test's jail counts towards its processes
 LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=10, submission_timeout_s=60)

@@ -1,0 +1,96 @@
+"""A batch's fixed cost (issue 38): the batch's own process reads the assignment's outline instead of importing
+its checks and torch (only its workers grade), and a batch of one notebook compares no code."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader.assignments import outline
+from grader.assignments.registry import ASSIGNMENTS, get_assignment, get_outline
+from grader.batch import similarity
+from grader.cli import main
+
+
+def _outline_in_new_process(assignment: str, cache) -> list[str]:
+    """Whether a new process that asks for the outline imports torch, and what its first check's function is."""
+    script = ("import sys; from grader.assignments.registry import get_outline; "
+              f"a = get_outline({assignment!r}); print('torch' in sys.modules, type(a.exercises[0].checks[0].func).__name__)")
+    env = {"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_the_outline_says_what_the_declaration_says(assignment):
+    """Everything the outputs read: exercises, kinds, points, bonus, check names, docstrings (property and
+    'not judged' sentences), hints, parameter names; a check or reference of the outline refuses to run."""
+    real = get_assignment(assignment)
+    outlined = outline.from_data(json.loads(json.dumps(outline.to_data(real))))
+    assert outline.to_data(outlined) == outline.to_data(real)
+    assert (outlined.max_score, outlined.bonus_points, outlined.argument_names) == (real.max_score, real.bonus_points,
+                                                                                  real.argument_names)
+    pairs = [(c, d) for e, f in zip(outlined.exercises, real.exercises) for c, d in zip(e.checks, f.checks)]
+    assert pairs and all((c.property, c.undecidable, c.hint, c.judges) == (d.property, d.undecidable, d.hint, d.judges)
+                         for c, d in pairs)
+    with pytest.raises(RuntimeError, match="only outlined"):
+        pairs[0][0].func(None)
+
+
+def test_a_process_reads_the_outline_another_one_wrote_and_imports_no_torch(tmp_path):
+    assert _outline_in_new_process("attention", tmp_path) == ["True", "function"]  # none yet: the declaration, kept
+    assert len(list(tmp_path.glob("outline-*-attention.json"))) == 1
+    assert _outline_in_new_process("attention", tmp_path) == ["False", "function"]
+
+
+def test_an_unreadable_outline_costs_only_the_import(tmp_path):
+    _outline_in_new_process("rnn_lm", tmp_path)
+    (kept,) = tmp_path.glob("outline-*-rnn_lm.json")
+    kept.write_text('{"format": 1, "id": "rnn_lm", "exercises": [')  # cut short
+    assert _outline_in_new_process("rnn_lm", tmp_path) == ["True", "function"]
+    kept.write_text(json.dumps({**json.loads(json.dumps(outline.to_data(get_assignment("rnn_lm")))), "id": "attention"}))
+    assert _outline_in_new_process("rnn_lm", tmp_path) == ["True", "function"]  # another assignment's outline
+
+
+def test_the_batch_process_imports_no_torch(released, tmp_path):
+    """The batch's own process grades nothing: with the outline kept, it never imports torch or the checks."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(released[1], folder / "ada.ipynb")
+    get_outline("sequence_models")  # this process has the declaration loaded: it keeps the outline (once per source)
+    code = ("import sys; from grader.cli import main; "
+            f"rc = main(['batch', {str(folder)!r}, '--assignment', 'sequence_models', '--out', {str(tmp_path / 'out')!r}, "
+            "'--workers', '1']); print(rc, 'torch' in sys.modules, 'grader.checking.base' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["0", "False", "False"]
+    assert json.loads((tmp_path / "out" / "results" / "ada.json").read_text())["status"] == "graded"
+
+
+def test_a_batch_of_one_compares_no_code(released, tmp_path, monkeypatch):
+    def no_release(assignment):
+        raise AssertionError("the release was read to compare one notebook with nobody")
+
+    monkeypatch.setattr(similarity, "release_sources", no_release)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(released[1], folder / "ada.ipynb")
+    assert main(["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
+                 "--workers", "1"]) == 0
+    report = json.loads((tmp_path / "out" / "similarity" / similarity.REPORT_FILE).read_text())
+    assert report["students"] == 1 and report["pairs"] == []
+
+
+def test_two_notebooks_are_still_compared(released, tmp_path, monkeypatch):
+    read = []
+    real = similarity.release_sources
+    monkeypatch.setattr(similarity, "release_sources", lambda a: read.append(a) or real(a))
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(2):
+        shutil.copy(released[1], folder / f"s{i}.ipynb")
+    assert main(["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
+                 "--workers", "1"]) == 0
+    assert len(read) == 1
