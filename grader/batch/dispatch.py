@@ -50,6 +50,11 @@ class Workers:
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self.make()
 
+    def release(self) -> None:
+        """No more notebooks: our workers exit (closing their sandboxes) while the caller goes on."""
+        if self.make is not None:
+            self.executor.shutdown(wait=False)
+
     def close(self) -> None:
         if self.make is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)

@@ -10,6 +10,7 @@ import multiprocessing
 import os
 
 from .dispatch import Workers
+from .worker import exit_quickly
 
 
 def default_workers() -> int:
@@ -19,4 +20,5 @@ def default_workers() -> int:
 def local_workers(n: int) -> Workers:
     """A pool of ``n`` spawned worker processes, replaced whenever one of them dies (a process is started
     when a notebook is handed to the pool and none is idle, so a batch that reuses every result starts none)."""
-    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")))
+    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
+                                                       initializer=exit_quickly))

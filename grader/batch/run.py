@@ -87,7 +87,6 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     check_storable_db_url(config.db_url)
     if found is None:
         found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
-    nbgrader_import.prefetch_gradebook()
     client = workers = None
     try:
         window = config.workers or default_workers()
@@ -145,6 +144,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         pending[job.student] = (job, key)
     graded = grade_all([job for job, _ in pending.values()], workers, grade_job, lambda job: (
         job.student, job.path, assignment.id, config.limits, hide, config.backend), window=window)
+    nbgrader_import.prefetch_gradebook()  # once the notebooks are on their way: it holds this process's GIL for a while
     for job in found.jobs:  # while the workers grade: the notebooks' JSON only (answers, release check)
         facts = read_facts(job.path, assignment)
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
@@ -168,6 +168,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             report.failed += 1  # not cached: the next run tries again
         report.results[job.student] = result
         finished(job.student, result)
+    workers.release()  # every notebook is in: the workers exit while the outputs are written
     for job in found.unreadable:  # its archive entry could not be unpacked: the row says why
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
                                             submitted=job.submitted, submitted_from=job.submitted_from)

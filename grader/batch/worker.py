@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import sys
 from dataclasses import asdict
 
 from grader.jail.limits import Limits
@@ -21,6 +22,22 @@ def cache_key(notebook_bytes: bytes, assignment: str, limits: Limits) -> str:
         h.update(len(part).to_bytes(8, "little"))
         h.update(part)
     return h.hexdigest()
+
+
+def exit_quickly() -> None:
+    """Run in each of the batch's own worker processes as it starts (not in a Dask worker, whose own exit
+    handlers must run): when the process exits, its last exit handler (registered first, so run last, after
+    the grader's own, which closes its sandbox) flushes and ends it without tearing torch's modules down one
+    by one, about 0.7 s of CPU, which the batch's end would otherwise wait for."""
+    def end() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)
+
+    atexit.register(end)
 
 
 def _grader(limits: Limits, hide: tuple[str, ...], backend: str):
