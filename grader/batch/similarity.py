@@ -233,7 +233,7 @@ def read_report(outdir: str | Path) -> Report | None:
 def release_sources(assignment) -> tuple[str, ...]:
     """The code the course gives every student: the released notebook's code cells (as ``seqgrade release``
     makes it), the code blocks of its markdown text, and the Python files released beside it."""
-    from grader.course.release import source_dir
+    from grader.course import source_dir  # not .release: nbgrader may be being imported in the background
 
     from .facts import released, released_cells
 

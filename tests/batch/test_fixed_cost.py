@@ -69,6 +69,21 @@ def test_the_batch_process_imports_no_torch(released, tmp_path):
     assert json.loads((tmp_path / "out" / "results" / "ada.json").read_text())["status"] == "graded"
 
 
+def test_the_released_cells_are_read_back_without_nbgrader(released, tmp_path):
+    """Reading a notebook's facts and the code the course gave (the similarity report's boilerplate) imports
+    neither nbformat nor nbgrader once the released cells are kept: nbgrader is imported in the background for the
+    gradebook, and a second thread importing it meanwhile gets a partly initialised module (ImportError)."""
+    script = ("import sys; from grader.assignments.registry import get_outline; from grader.batch.facts import read_facts; "
+              "from grader.batch.similarity import release_sources; a = get_outline('sequence_models'); "
+              f"facts = read_facts({str(released[0])!r}, a); code = release_sources(a); "
+              "print(facts.release_identical, len(code) > 10, 'nbgrader' in sys.modules, 'nbformat' in sys.modules)")
+    env = {"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout.split() == ["True", "True", "True", "True"]  # made, and kept
+    assert runs[1].stdout.split() == ["True", "True", "False", "False"]
+
+
 def test_a_batch_of_one_compares_no_code(released, tmp_path, monkeypatch):
     def no_release(assignment):
         raise AssertionError("the release was read to compare one notebook with nobody")
