@@ -188,10 +188,12 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
             r = results[student]
             gb.update_or_create_student(student)
             gb.update_or_create_submission(assignment.id, student)
+            submitted = gb.find_submission_notebook(notebook, assignment.id, student)
+            grades = {g.name: g for g in submitted.grades}  # one query for all of them, not one per cell
             for e in r.exercises:
                 ex = assignment.exercise(e.id)
                 cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
-                grade = gb.find_grade(cell_id, notebook, assignment.id, student)
+                grade = grades[cell_id]
                 marks = [c.staff for c in e.checks if c.staff is not None]
                 if ex.kind == "manual":
                     if marks:  # seqgrade's manual score: nbgrader's manual_score
@@ -212,7 +214,7 @@ def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: d
                     grade.needs_manual_grade = False
             # nbgrader's own place for a late charge: `nbgrader export` gives score = raw score - penalty
             penalty = _points_sum([r.points - r.score]) if r.late is not None else None
-            gb.find_submission_notebook(notebook, assignment.id, student).late_submission_penalty = penalty
+            submitted.late_submission_penalty = penalty
         gb.db.commit()
 
 

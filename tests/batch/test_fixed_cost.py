@@ -1,5 +1,6 @@
 """A batch's fixed cost (issue 38): the batch's own process reads the assignment's outline instead of importing
-its checks and torch (only its workers grade), and a batch of one notebook compares no code."""
+its checks and torch (only its workers grade), and the released notebook's cells from the cache; a batch of one
+notebook compares no code, and a larger one fingerprints its code while its workers grade."""
 import json
 import shutil
 import subprocess
@@ -8,9 +9,11 @@ import sys
 import pytest
 
 from grader.assignments import outline
-from grader.assignments.registry import ASSIGNMENTS, get_assignment, get_outline
+from grader.assignments.registry import ASSIGNMENTS, SEQUENCE_MODELS, get_assignment, get_outline
 from grader.batch import similarity
+from grader.batch.facts import student_code
 from grader.cli import main
+from grader.fsutil import write_atomic
 
 
 def _outline_in_new_process(assignment: str, cache) -> list[str]:
@@ -109,3 +112,27 @@ def test_two_notebooks_are_still_compared(released, tmp_path, monkeypatch):
     assert main(["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
                  "--workers", "1"]) == 0
     assert len(read) == 1
+
+
+def test_fingerprints_made_ahead_give_the_same_report_and_are_not_made_again(released, tmp_path, monkeypatch):
+    """A batch fingerprints its notebooks' code in the background while its workers grade (similarity.Prepared):
+    the report written from those is the bytes of one made from scratch, and no code is fingerprinted twice."""
+    code = student_code(json.loads(released[1].read_text())["cells"])
+    codes = {"ada": code, "bob": code.replace("filter_size", "width"), "cy": student_code(
+        json.loads(released[0].read_text())["cells"])}
+    written = {}
+    for run in ("scratch", "ahead"):
+        out = tmp_path / run
+        for student, text in codes.items():
+            write_atomic(similarity.code_path(out, student), text)
+        prepared = None
+        if run == "ahead":
+            prepared = similarity.Prepared(SEQUENCE_MODELS, similarity.report_settings(out))
+            prepared.fingerprint_all(codes.values())
+            made = []
+            real = similarity.Fingerprint
+            monkeypatch.setattr(similarity, "Fingerprint", lambda *a, **k: made.append(a) or real(*a, **k))
+        report = similarity.write_similarity(out, SEQUENCE_MODELS, sorted(codes), prepared=prepared)
+        written[run] = {p.relative_to(out / "similarity"): p.read_bytes() for p in sorted((out / "similarity").rglob("*.*"))}
+    assert report.pairs and written["ahead"] == written["scratch"]
+    assert made == []  # every fingerprint came from the ones made ahead
