@@ -36,31 +36,11 @@ from grader.checking.gate import Observation
 from grader.checking.reproduce import naming, with_call
 
 from .checking import mechanical, standins
-from .results import MANUAL_CHECK, CheckResult, ExerciseResult
+from .checking.unrun import manual_result, uniform_checks, uniform_result  # noqa: F401 (re-exported)
+from .results import CheckResult, ExerciseResult
 
 SHOWN_BY_FIRST = ("type", "shape", "dtype", "values")  # kinds a later reference check would only repeat
 MECHANICAL = ("type", "shape", "dtype")  # kinds whose root cause may be mechanical (grader.checking.mechanical)
-
-
-def manual_result(exercise: Exercise) -> ExerciseResult:
-    check = CheckResult(name=MANUAL_CHECK, status="manual", points=0, max_points=exercise.points,
-                        message="graded by course staff")
-    return ExerciseResult(id=exercise.id, checks=(check,), max_score=exercise.points, manual=True)
-
-
-def uniform_checks(exercise: Exercise, status: str, message: str, kind: str) -> tuple[CheckResult, ...]:
-    """Every check of a (non-manual) exercise at 0 points, with the same status, message and kind."""
-    return tuple(CheckResult(name=c.name, status=status, points=0, max_points=c.points, message=message, kind=kind)
-                 for c in exercise.checks)
-
-
-def uniform_result(exercise: Exercise, status: str, message: str, kind: str) -> ExerciseResult:
-    """Every check of the exercise with the same status and message (nothing to run them on)."""
-    if exercise.kind == "manual":
-        return manual_result(exercise)
-    return ExerciseResult(id=exercise.id, checks=uniform_checks(exercise, status, message, kind),
-                          max_score=exercise.points, root_cause=f"{FAILURE_KINDS.get(kind, kind)}: {message}",
-                          bonus=exercise.bonus)
 
 
 def _first_line(text: str) -> str:

@@ -77,6 +77,11 @@ COURSE_RULES = (
 )
 
 
+# The comparison of every corpus result with the recorded one (tests/corpus/recorded.py) guards changes that must
+# not move a grade; `make check ASSIGNMENT=<id>` proves an assignment an author is changing, so it leaves it out.
+RECORDED = "test_results_are_byte_identical_to_the_recorded_ones"
+
+
 def pytest_addoption(parser):
     parser.addoption("--assignment", metavar="ID", default=None,
                      help="run only the tests that prove assignment ID (make check ASSIGNMENT=ID): those "
@@ -99,6 +104,8 @@ def pytest_collection_modifyitems(config, items):
                                 f"or COURSE_RULES")
 
     def belongs(item) -> bool:
+        if getattr(item, "originalname", "") == RECORDED:  # an author's change moves grades on purpose: make test
+            return False
         params = getattr(getattr(item, "callspec", None), "params", {})
         if params.get("assignment") == assignment:
             return True

@@ -88,9 +88,9 @@ def released(assignment_id: str, notebook: str) -> tuple[ReleasedCell, ...]:
     from .nbgrader_import import nbgrader_imported
 
     nbgrader_imported()  # grader.course.release imports nbgrader, which a batch may be importing in the background
-    from grader.course.release import STUDENT_STEPS, convert, source_dir
+    from grader.course.release import STUDENT_STEPS, convert
 
-    nb = convert(nbformat.read(source_dir(assignment_id) / notebook, as_version=4), STUDENT_STEPS)
+    nb = convert(nbformat.read(source, as_version=4), STUDENT_STEPS)  # the very file the cache's name was made from
     cells = tuple(ReleasedCell(c.cell_type, c.source, _grade_id(c), bool(c.get("metadata", {}).get("nbgrader", {}).get("solution")))
                   for c in nb.cells)
     if where is not None:

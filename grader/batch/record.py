@@ -117,7 +117,7 @@ def read_record(outdir: str | Path) -> BatchRecord:
 def missing_result(assignment: Assignment, notebook: str, reason: str) -> NotebookResult:
     """An 'invalid' result with every check at 0 (manual questions pending), for a student whose
     notebook could not be graded or who handed in none."""
-    from grader.judge import uniform_result  # the checks import torch: only callers holding the registry get here
+    from grader.checking.unrun import uniform_result
 
     exercises = [uniform_result(e, "missing", reason, "not_graded") for e in assignment.exercises]
     return NotebookResult(assignment=assignment.id, notebook=notebook, status="invalid", reason=reason,

@@ -268,14 +268,14 @@ def read_report(outdir: str | Path) -> Report | None:
 def release_sources(assignment) -> tuple[str, ...]:
     """The code the course gives every student: the released notebook's code cells (as ``seqgrade release``
     makes it), the code blocks of its markdown text, and the Python files released beside it."""
-    from grader.course import source_dir  # not .release: nbgrader may be being imported in the background
+    from grader.course import ASSIGNMENTS_ROOT  # not .release: nbgrader may be being imported in the background
 
     from .facts import released, released_cells
 
     cells = sorted(released_cells(assignment.id, assignment.notebook)[1])
     text = "\n".join(c.source for c in released(assignment.id, assignment.notebook) if c.cell_type == "markdown")
     blocks = [m.group(1) for m in FENCED.finditer(text)]
-    files = [p.read_text(encoding="utf-8") for p in sorted(source_dir(assignment.id).glob("*.py"))]
+    files = [p.read_text(encoding="utf-8") for p in sorted((ASSIGNMENTS_ROOT / "source" / assignment.id).glob("*.py"))]
     return tuple(cells + blocks + files)
 
 

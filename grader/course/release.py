@@ -29,10 +29,10 @@ from nbgrader.preprocessors import (
     LockCells,
 )
 
-from grader.errors import OutputNotWritable, UsageError
+from grader.errors import OutputNotWritable, UnknownAssignment, UsageError
 from grader.fsutil import ensure_writable_dir, write_atomic
 
-from . import ASSIGNMENTS_ROOT, assignment_folders, source_dir  # noqa: F401 (re-exported)
+from . import ASSIGNMENTS_ROOT  # noqa: F401 (re-exported)
 from .placeholders import PLACEHOLDERS
 
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.MULTILINE)
@@ -51,6 +51,21 @@ STUDENT_STEPS = (CheckCellMetadata, LockCells, ClearSolutions, ClearOutput, Clea
                  ComputeChecksums)
 SOLUTION_STEPS = (CheckCellMetadata, LockCells, ClearOutput, ClearHiddenTests, ClearMarkScheme, StripSolutionMarkers,
                   ComputeChecksums)
+
+
+def assignment_folders(root: Path | None = None) -> list[str]:
+    """The assignments of the course root (default ``ASSIGNMENTS_ROOT``), in name order: every folder of ``source/``."""
+    source = (ASSIGNMENTS_ROOT if root is None else root) / "source"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
+        if source.is_dir() else []
+
+
+def source_dir(assignment: str, root: Path | None = None) -> Path:
+    root = ASSIGNMENTS_ROOT if root is None else root
+    folder = root / "source" / assignment
+    if not folder.is_dir():
+        raise UnknownAssignment(assignment, assignment_folders(root))
+    return folder
 
 
 def _grade_id(cell) -> str:

@@ -136,3 +136,22 @@ def test_fingerprints_made_ahead_give_the_same_report_and_are_not_made_again(rel
         written[run] = {p.relative_to(out / "similarity"): p.read_bytes() for p in sorted((out / "similarity").rglob("*.*"))}
     assert report.pairs and written["ahead"] == written["scratch"]
     assert made == []  # every fingerprint came from the ones made ahead
+
+
+def test_a_row_without_a_grade_is_made_from_the_outline_without_torch(tmp_path):
+    """A student whose notebook could not be graded (none handed in, an unreadable archive entry) gets the same
+    all-zero result from the outline as from the declaration, and the batch's process imports no torch for it."""
+    from grader.batch.record import missing_result
+
+    real = missing_result(get_assignment("lm_modules"), "x.ipynb", "no notebook handed in")
+    outlined = missing_result(outline.from_data(outline.to_data(get_assignment("lm_modules"))), "x.ipynb",
+                              "no notebook handed in")
+    assert outlined.to_dict() == real.to_dict() and real.status == "invalid"
+    _outline_in_new_process("lm_modules", tmp_path)  # kept
+    script = ("import sys; from grader.assignments.registry import get_outline; from grader.batch.record import "
+              "missing_result; r = missing_result(get_outline('lm_modules'), 'x.ipynb', 'none'); "
+              "print(r.max_score > 0, 'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]

@@ -169,5 +169,5 @@ def test_grading_one_assignment_imports_no_other_assignments_checks():
             "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('grader.assignments.')}), list(ASSIGNMENTS), "
             "'rnn_lm' in ASSIGNMENTS, 'nope' in ASSIGNMENTS)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert out.strip() == ("['registry', 'sequence_models'] "
+    assert out.strip() == ("['outline', 'registry', 'sequence_models'] "
                            "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm', 'lm_modules'] True False")
