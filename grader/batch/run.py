@@ -19,7 +19,7 @@ from grader.fsutil import ensure_writable_dir, write_atomic
 from grader.jail.limits import Limits
 from grader.results import NotebookResult
 
-from . import nbgrader_import, outputs, similarity
+from . import nbgrader_import, outputs
 from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import Discovery, discover
@@ -144,7 +144,6 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         pending[job.student] = (job, key)
     graded = grade_all([job for job, _ in pending.values()], workers, grade_job, lambda job: (
         job.student, job.path, assignment.id, config.limits, hide, config.backend), window=window)
-    codes = {}
     for job in found.jobs:  # while the workers grade: the notebooks' JSON only (answers, release check)
         facts = read_facts(job.path, assignment)
         people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
@@ -152,11 +151,10 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
                                             unanswered=facts.unanswered, code_sha256=facts.code_sha256,
                                             submitted=job.submitted, submitted_from=job.submitted_from)
         write_atomic(code_path(outdir, job.student), facts.code)
-        codes[job.student] = facts.code
     # While the workers grade, at the lowest priority: nbgrader's import for the gradebook, then the similarity
-    # report's fingerprints (only the pairs are left to compare at the end).
-    prepared = similarity.Prepared(assignment, similarity.report_settings(outdir)) if len(codes) >= 2 else None
-    nbgrader_import.prefetch_gradebook(then=prepared and (lambda: prepared.fingerprint_all(codes.values())))
+    # report, which depends on the notebooks' code only (written; its failure leaves it to be written at the end).
+    students, compared = [job.student for job in found.jobs], []
+    nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)))
     for student in reused:
         finished(student, report.results[student])
     for job, payload in graded:
@@ -189,9 +187,10 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
                          late_policy=policy.to_dict() if policy else {})
     if policy:
         phase(f"late policy: {policy.describe()}")
-    phase(f"comparing the code of {len(found.jobs)} notebooks (similarity)")
-    nbgrader_import.nbgrader_imported()  # and the fingerprints made meanwhile
-    write_similarity(outdir, assignment, [job.student for job in found.jobs], prepared=prepared)
+    nbgrader_import.nbgrader_imported()  # and the similarity report, compared meanwhile
+    if not compared:
+        phase(f"comparing the code of {len(students)} notebooks (similarity)")
+        write_similarity(outdir, assignment, students)
     write_record(outdir, record)
     report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase)
     report.seconds = time.monotonic() - start

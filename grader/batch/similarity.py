@@ -188,45 +188,10 @@ def analyse(codes: dict[str, str], release: str | Sequence[str], settings: Setti
     return report, prints
 
 
-class Prepared:
-    """What the report computes before it compares any pair, kept for its codes: the hashes of the code the course
-    gave and each code's fingerprints. A batch makes them while its workers grade (in the background, once the
-    notebooks' code is read), so that at its end only the pairs are left to compare."""
-
-    def __init__(self, assignment, settings: Settings):
-        self.assignment, self.settings = assignment, settings
-        self._boilerplate: frozenset | None = None
-        self._prints: dict[str, Fingerprint] = {}
-
-    def boilerplate(self) -> frozenset:
-        if self._boilerplate is None:
-            self._boilerplate = boilerplate_hashes(release_sources(self.assignment), self.settings)
-        return self._boilerplate
-
-    def fingerprint(self, code: str) -> Fingerprint:
-        if code not in self._prints:
-            self._prints[code] = Fingerprint(code, self.settings, self.boilerplate())
-        return self._prints[code]
-
-    def fingerprint_all(self, codes) -> None:
-        for code in codes:
-            self.fingerprint(code)
-
-
-def report_settings(outdir: str | Path) -> Settings:
-    """The settings of the last report in ``outdir``, else the defaults."""
-    previous = read_report(outdir)
-    return previous.settings if previous is not None else Settings()
-
-
-def _analyse(codes: dict[str, str], release, settings: Settings, prepared: Prepared | None = None) -> tuple[Report, dict, dict]:
-    """``analyse``, and the slices of each flagged pair (for its page); ``prepared``: the fingerprints made ahead
-    for these settings (``release`` is then unused)."""
-    if prepared is None or prepared.settings != settings:
-        boilerplate = boilerplate_hashes(release() if callable(release) else release, settings)
-        prints = {s: Fingerprint(codes[s], settings, boilerplate) for s in sorted(codes)}
-    else:
-        prints = {s: prepared.fingerprint(codes[s]) for s in sorted(codes)}
+def _analyse(codes: dict[str, str], release, settings: Settings) -> tuple[Report, dict, dict]:
+    """``analyse``, and the slices of each flagged pair (for its page)."""
+    boilerplate = boilerplate_hashes(release, settings)
+    prints = {s: Fingerprint(codes[s], settings, boilerplate) for s in sorted(codes)}
     flagged, highest, slices = [], 0.0, {}
     for a, b in itertools.combinations(prints, 2):
         if prints[a].hashes.isdisjoint(prints[b].hashes):
@@ -286,16 +251,15 @@ def release_code(assignment) -> str:
     return "\n\n".join(sorted(released_cells(assignment.id, assignment.notebook)[1]))
 
 
-def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None,
-                     prepared: Prepared | None = None) -> Report:
+def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:
     """Compare the code of ``students`` kept in ``outdir`` and write ``similarity/`` there: the JSON report,
-    the index page and one page per flagged pair. ``settings`` None: those of the last report, else the defaults.
-    ``prepared``: fingerprints made ahead (used when made with the same settings)."""
+    the index page and one page per flagged pair. ``settings`` None: those of the last report, else the defaults."""
     from grader.report.similarity import index_page, pair_name, pair_page
 
     outdir = Path(outdir)
     if settings is None:
-        settings = report_settings(outdir)
+        previous = read_report(outdir)
+        settings = previous.settings if previous is not None else Settings()
     codes = {}
     for student in students:
         try:
@@ -305,7 +269,7 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
     if len(codes) < 2:  # no pair to compare: the release is not read, nothing is fingerprinted
         report, slices = Report(settings, len(codes), (), (), 0.0), {}
     else:
-        report, _, slices = _analyse(codes, lambda: release_sources(assignment), settings, prepared)
+        report, _, slices = _analyse(codes, release_sources(assignment), settings)
     folder = outdir / REPORT_DIR
     link = lambda p: pair_name(file_stem(p.a), file_stem(p.b))  # noqa: E731
     pages = set()

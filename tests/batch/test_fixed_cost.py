@@ -1,19 +1,18 @@
 """A batch's fixed cost (issue 38): the batch's own process reads the assignment's outline instead of importing
 its checks and torch (only its workers grade), and the released notebook's cells from the cache; a batch of one
-notebook compares no code, and a larger one fingerprints its code while its workers grade."""
+notebook compares no code, and a larger one compares its code while its workers grade."""
 import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from grader.assignments import outline
-from grader.assignments.registry import ASSIGNMENTS, SEQUENCE_MODELS, get_assignment, get_outline
+from grader.assignments.registry import ASSIGNMENTS, get_assignment, get_outline
 from grader.batch import similarity
-from grader.batch.facts import student_code
 from grader.cli import main
-from grader.fsutil import write_atomic
 
 
 def _outline_in_new_process(assignment: str, cache) -> list[str]:
@@ -114,28 +113,34 @@ def test_two_notebooks_are_still_compared(released, tmp_path, monkeypatch):
     assert len(read) == 1
 
 
-def test_fingerprints_made_ahead_give_the_same_report_and_are_not_made_again(released, tmp_path, monkeypatch):
-    """A batch fingerprints its notebooks' code in the background while its workers grade (similarity.Prepared):
-    the report written from those is the bytes of one made from scratch, and no code is fingerprinted twice."""
-    code = student_code(json.loads(released[1].read_text())["cells"])
-    codes = {"ada": code, "bob": code.replace("filter_size", "width"), "cy": student_code(
-        json.loads(released[0].read_text())["cells"])}
-    written = {}
-    for run in ("scratch", "ahead"):
+def test_the_similarity_report_is_compared_while_grading_and_written_even_if_that_fails(released, tmp_path, monkeypatch):
+    """A batch compares its notebooks' code in the background thread while its workers grade (the report depends
+    on the code only); when that attempt fails, the report is written at the end, the same bytes as a batch's
+    whose background attempt succeeded."""
+    import threading
+
+    from grader.batch import run as run_module
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, source in enumerate((released[1], released[1], released[0])):
+        shutil.copy(source, folder / f"s{i}.ipynb")
+    where, real = [], run_module.write_similarity
+
+    def first_attempt_fails(*args, **kwargs):
+        where.append("main" if threading.current_thread() is threading.main_thread() else "background")
+        if len(where) == 1:
+            raise OSError("the disk hiccupped")
+        return real(*args, **kwargs)
+
+    reports = {}
+    for run, writer in (("plain", real), ("flaky", first_attempt_fails)):
+        monkeypatch.setattr(run_module, "write_similarity", writer)
         out = tmp_path / run
-        for student, text in codes.items():
-            write_atomic(similarity.code_path(out, student), text)
-        prepared = None
-        if run == "ahead":
-            prepared = similarity.Prepared(SEQUENCE_MODELS, similarity.report_settings(out))
-            prepared.fingerprint_all(codes.values())
-            made = []
-            real = similarity.Fingerprint
-            monkeypatch.setattr(similarity, "Fingerprint", lambda *a, **k: made.append(a) or real(*a, **k))
-        report = similarity.write_similarity(out, SEQUENCE_MODELS, sorted(codes), prepared=prepared)
-        written[run] = {p.relative_to(out / "similarity"): p.read_bytes() for p in sorted((out / "similarity").rglob("*.*"))}
-    assert report.pairs and written["ahead"] == written["scratch"]
-    assert made == []  # every fingerprint came from the ones made ahead
+        assert main(["batch", str(folder), "--assignment", "sequence_models", "--out", str(out), "--workers", "1"]) == 0
+        reports[run] = {p.relative_to(out): p.read_bytes() for p in sorted((out / "similarity").rglob("*.*"))}
+    assert where == ["background", "main"]
+    assert reports["flaky"] == reports["plain"] and json.loads(reports["plain"][Path("similarity") / similarity.REPORT_FILE])["pairs"]
 
 
 def test_a_row_without_a_grade_is_made_from_the_outline_without_torch(tmp_path):
