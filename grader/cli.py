@@ -350,16 +350,12 @@ def run() -> None:
     folders removed), the process ends without tearing down torch's modules one by one, which costs
     about 0.7 s of CPU and does nothing a finished command needs."""
     import atexit
-    import os
+
+    from .collector import end_process
 
     code = main()
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
+    end_process(code)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def ensure_writable_dir(path: str | Path) -> Path:
 
 
 def cache_folder() -> Path | None:
-    """Where the grader keeps what it can make again (drawn examples, assignment outlines):
+    """Where the grader keeps what it can make again (drawn examples, assignment outlines, released cells):
     ``$SEQGRADE_CACHE_DIR`` (``off``: nowhere), else ``$XDG_CACHE_HOME/seqgrade``, else ``~/.cache/seqgrade``."""
     chosen = os.environ.get("SEQGRADE_CACHE_DIR")
     if chosen == "off":

@@ -14,6 +14,7 @@ Imports nothing heavy.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from pathlib import Path
@@ -24,17 +25,18 @@ from grader.fsutil import cache_folder, source_digest, write_atomic
 
 FORMAT = 1
 _PROJECT = Path(__file__).resolve().parents[2]
-_DIGEST: list[str] = []  # computed once per process (about 25 ms)
+
+
+@functools.cache
+def _source() -> str:
+    """A digest of the source an outline describes (once per process: about 25 ms)."""
+    return source_digest(_PROJECT, ("grader", "reference"))[:24]
 
 
 def path(assignment_id: str) -> Path | None:
     """Where the outline of ``assignment_id`` for the source as it is now is kept (None: no cache folder)."""
     folder = cache_folder()
-    if folder is None:
-        return None
-    if not _DIGEST:
-        _DIGEST.append(source_digest(_PROJECT, ("grader", "reference"))[:24])
-    return folder / f"outline-{_DIGEST[0]}-{assignment_id}.json"
+    return None if folder is None else folder / f"outline-{_source()}-{assignment_id}.json"
 
 
 def to_data(assignment: Assignment) -> dict:

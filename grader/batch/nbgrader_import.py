@@ -1,6 +1,6 @@
 """nbgrader imported once per process, in the background while a batch grades, and waited for before any
 other code of the process imports it; the same thread then does other work of the batch's end ahead of time
-(the similarity report's fingerprints), one thing after another, so two threads never import at once."""
+(the similarity report), one thing after another, so two threads never import at once."""
 from __future__ import annotations
 
 import importlib

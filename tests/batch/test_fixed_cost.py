@@ -15,14 +15,29 @@ from grader.batch import similarity
 from grader.cli import main
 
 
-def _outline_in_new_process(assignment: str, cache) -> list[str]:
-    """Whether a new process that asks for the outline imports torch, and what its first check's function is."""
-    script = ("import sys; from grader.assignments.registry import get_outline; "
-              f"a = get_outline({assignment!r}); print('torch' in sys.modules, type(a.exercises[0].checks[0].func).__name__)")
-    env = {"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(cache)}
+def _python(script: str, cache=None) -> list[str]:
+    """What ``script`` prints in a new interpreter, split into words (``cache``: its own cache folder, and none of
+    this process's environment)."""
+    env = None if cache is None else {"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(cache)}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
+
+
+def _outline_in_new_process(assignment: str, cache) -> list[str]:
+    """Whether a new process that asks for the outline imports torch, and what its first check's function is."""
+    return _python("import sys; from grader.assignments.registry import get_outline; "
+                   f"a = get_outline({assignment!r}); print('torch' in sys.modules, type(a.exercises[0].checks[0].func).__name__)",
+                   cache)
+
+
+def _folder(tmp_path, *notebooks) -> Path:
+    """A submissions folder holding a copy of each notebook (s0.ipynb, s1.ipynb, ...)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, notebook in enumerate(notebooks):
+        shutil.copy(notebook, folder / f"s{i}.ipynb")
+    return folder
 
 
 @pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
@@ -58,17 +73,14 @@ def test_an_unreadable_outline_costs_only_the_import(tmp_path):
 
 def test_the_batch_process_imports_no_torch(released, tmp_path):
     """The batch's own process grades nothing: with the outline kept, it never imports torch or the checks."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    shutil.copy(released[1], folder / "ada.ipynb")
+    folder = _folder(tmp_path, released[1])
     get_outline("sequence_models")  # this process has the declaration loaded: it keeps the outline (once per source)
-    code = ("import sys; from grader.cli import main; "
-            f"rc = main(['batch', {str(folder)!r}, '--assignment', 'sequence_models', '--out', {str(tmp_path / 'out')!r}, "
-            "'--workers', '1']); print(rc, 'torch' in sys.modules, 'grader.checking.base' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-3:] == ["0", "False", "False"]
-    assert json.loads((tmp_path / "out" / "results" / "ada.json").read_text())["status"] == "graded"
+    printed = _python("import sys; from grader.cli import main; "
+                      f"rc = main(['batch', {str(folder)!r}, '--assignment', 'sequence_models', '--out', "
+                      f"{str(tmp_path / 'out')!r}, '--workers', '1']); "
+                      "print(rc, 'torch' in sys.modules, 'grader.checking.base' in sys.modules)")
+    assert printed[-3:] == ["0", "False", "False"]
+    assert json.loads((tmp_path / "out" / "results" / "s0.json").read_text())["status"] == "graded"
 
 
 def test_the_released_cells_are_read_back_without_nbgrader(released, tmp_path):
@@ -79,11 +91,8 @@ def test_the_released_cells_are_read_back_without_nbgrader(released, tmp_path):
               "from grader.batch.similarity import release_sources; a = get_outline('sequence_models'); "
               f"facts = read_facts({str(released[0])!r}, a); code = release_sources(a); "
               "print(facts.release_identical, len(code) > 10, 'nbgrader' in sys.modules, 'nbformat' in sys.modules)")
-    env = {"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(tmp_path)}
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env) for _ in range(2)]
-    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
-    assert runs[0].stdout.split() == ["True", "True", "True", "True"]  # made, and kept
-    assert runs[1].stdout.split() == ["True", "True", "False", "False"]
+    assert _python(script, tmp_path) == ["True", "True", "True", "True"]  # made, and kept
+    assert _python(script, tmp_path) == ["True", "True", "False", "False"]
 
 
 def test_a_batch_of_one_compares_no_code(released, tmp_path, monkeypatch):
@@ -91,9 +100,7 @@ def test_a_batch_of_one_compares_no_code(released, tmp_path, monkeypatch):
         raise AssertionError("the release was read to compare one notebook with nobody")
 
     monkeypatch.setattr(similarity, "release_sources", no_release)
-    folder = tmp_path / "in"
-    folder.mkdir()
-    shutil.copy(released[1], folder / "ada.ipynb")
+    folder = _folder(tmp_path, released[1])
     assert main(["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
                  "--workers", "1"]) == 0
     report = json.loads((tmp_path / "out" / "similarity" / similarity.REPORT_FILE).read_text())
@@ -104,10 +111,7 @@ def test_two_notebooks_are_still_compared(released, tmp_path, monkeypatch):
     read = []
     real = similarity.release_sources
     monkeypatch.setattr(similarity, "release_sources", lambda a: read.append(a) or real(a))
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for i in range(2):
-        shutil.copy(released[1], folder / f"s{i}.ipynb")
+    folder = _folder(tmp_path, released[1], released[1])
     assert main(["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
                  "--workers", "1"]) == 0
     assert len(read) == 1
@@ -121,10 +125,7 @@ def test_the_similarity_report_is_compared_while_grading_and_written_even_if_tha
 
     from grader.batch import run as run_module
 
-    folder = tmp_path / "in"
-    folder.mkdir()
-    for i, source in enumerate((released[1], released[1], released[0])):
-        shutil.copy(source, folder / f"s{i}.ipynb")
+    folder = _folder(tmp_path, released[1], released[1], released[0])
     where, real = [], run_module.write_similarity
 
     def first_attempt_fails(*args, **kwargs):
@@ -153,10 +154,6 @@ def test_a_row_without_a_grade_is_made_from_the_outline_without_torch(tmp_path):
                               "no notebook handed in")
     assert outlined.to_dict() == real.to_dict() and real.status == "invalid"
     _outline_in_new_process("lm_modules", tmp_path)  # kept
-    script = ("import sys; from grader.assignments.registry import get_outline; from grader.batch.record import "
-              "missing_result; r = missing_result(get_outline('lm_modules'), 'x.ipynb', 'none'); "
-              "print(r.max_score > 0, 'torch' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "SEQGRADE_CACHE_DIR": str(tmp_path)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "False"]
+    assert _python("import sys; from grader.assignments.registry import get_outline; from grader.batch.record import "
+                   "missing_result; r = missing_result(get_outline('lm_modules'), 'x.ipynb', 'none'); "
+                   "print(r.max_score > 0, 'torch' in sys.modules)", tmp_path) == ["True", "False"]
