@@ -38,7 +38,7 @@ def shape(value) -> tuple[int, ...] | None:
     if s is None or not hasattr(value, "dtype"):
         return None
     try:
-        return tuple(int(d) for d in s)
+        return tuple(map(int, s))
     except (TypeError, ValueError):
         return None
 
@@ -53,7 +53,10 @@ def nbytes(value) -> int:
     """Bytes an argument takes when it crosses the boundary (arrays, and lists of them)."""
     if isinstance(value, (list, tuple)):
         return sum(nbytes(v) for v in value)
-    s = shape(value)
+    return _leaf_bytes(value, shape(value))
+
+
+def _leaf_bytes(value, s: tuple[int, ...] | None) -> int:
     if s is None:
         return 64
     itemsize = getattr(getattr(value, "dtype", None), "itemsize", 8)
@@ -72,11 +75,15 @@ class CallAllowance:
     @classmethod
     def for_call(cls, args, cpu_s: float) -> "CallAllowance":
         """The allowance of a call on ``args`` with a CPU budget of ``cpu_s`` seconds."""
-        shapes = [s for s in (shape(a) for a in flat(args)) if s is not None]
-        largest = max((math.prod(s) for s in shapes), default=0)
-        longest = max((max(s) for s in shapes if s), default=0)
+        largest = longest = 0
+        size = 0  # nbytes(args), in the same pass over the leaves
+        for a in flat(args):
+            s = shape(a)
+            size += _leaf_bytes(a, s)
+            if s is not None:
+                largest, longest = max(largest, math.prod(s)), max(longest, max(s, default=0))
         elements = max(MIN_ELEMENTS, RATIO * max(largest, longest * longest))
-        frame = max(MIN_FRAME_BYTES, FRAME_RATIO * nbytes(list(args)))
+        frame = max(MIN_FRAME_BYTES, FRAME_RATIO * size)
         return cls(max_elements=elements, cpu_s=cpu_s, max_frame_bytes=frame)
 
     def refusal(self, name: str, elements: int, work: float) -> str | None:

@@ -27,12 +27,12 @@ def _only_the_original(pid: int) -> int:
     return pid
 
 
-def _asker(sock: socket.socket) -> invoke.Ask:
+def _asker(channel: framing.Channel) -> invoke.Ask:
     """Stand-ins ask the grader for each result over the same socket, in the middle of a call."""
 
     def ask(name: str, kind: str, args: list, cotangent):
-        framing.send(sock, {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent})
-        reply, values = framing.recv(sock)
+        channel.send({"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent})
+        reply, values = channel.recv()
         if not reply.get("ok"):
             invoke.raise_helper_error(reply.get("error"))
         return values.get("value")
@@ -42,29 +42,30 @@ def _asker(sock: socket.socket) -> invoke.Ask:
 
 def serve(sock: socket.socket) -> None:
     pid = os.getpid()
-    ask = _asker(sock)
-    request, _ = framing.recv(sock)
+    channel = framing.Channel(sock)
+    ask = _asker(channel)
+    request, _ = channel.recv()
     ns = execute.fresh_namespace()
     modules = [str(m) for m in request.get("modules", [])[:16] if isinstance(m, str)]
     with execute.course_modules(modules):
         for index, source in request.get("cells", []):
-            framing.send(sock, {"op": "cell_start", "index": index})
+            channel.send({"op": "cell_start", "index": index})
             report = execute.run_cell(int(index), str(source), ns)
             pid = _only_the_original(pid)
-            framing.send(sock, {"op": "cell_done", **report})
-    framing.send(sock, {"op": "ready"})
+            channel.send({"op": "cell_done", **report})
+    channel.send({"op": "ready"})
     while True:
         try:
-            request, values = framing.recv(sock)
+            request, values = channel.recv()
         except framing.Closed:
             return
         except ProtocolError as exc:  # the whole frame was read, so the stream is still in step: say why
-            framing.send(sock, {"ok": False, "error": {"type": "ProtocolError", "where": "",
-                                                       "message": f"the sandbox could not read the grader's request: {exc}"}})
+            channel.send({"ok": False, "error": {"type": "ProtocolError", "where": "",
+                                                 "message": f"the sandbox could not read the grader's request: {exc}"}})
             continue
         reply, reply_values = invoke.handle(ns, request, values, ask)
         pid = _only_the_original(pid)
         try:
-            framing.send(sock, reply, reply_values)
+            channel.send(reply, reply_values)
         except Exception as exc:  # a value the codec could not frame
-            framing.send(sock, {"ok": False, "error": {"type": type(exc).__name__, "message": "the result could not be sent", "where": ""}})
+            channel.send({"ok": False, "error": {"type": type(exc).__name__, "message": "the result could not be sent", "where": ""}})

@@ -13,7 +13,6 @@ payload``; the header is JSON: ``{..., "values": {name: node}, "arrays": [[dtype
 from __future__ import annotations
 
 import json
-import math
 import struct
 from dataclasses import dataclass
 
@@ -39,6 +38,8 @@ _ALLOWED_DTYPES = {
 _TORCH_DTYPES = {str(t): t for t in (torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
                                       torch.float16, torch.bfloat16, torch.float32, torch.float64,
                                       torch.complex64, torch.complex128)}
+_TORCH_NAMES = {t: name for name, t in _TORCH_DTYPES.items()}
+_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))  # made once: json.dumps with options makes one a call
 
 
 @dataclass(frozen=True)
@@ -108,20 +109,44 @@ class _Encoder:
         return {"t": "unsupported", "type": _type_name(value)}
 
     def _tensor(self, t: torch.Tensor):
-        dtype = str(t.dtype)
-        if dtype not in _TORCH_DTYPES or t.is_sparse or t.numel() * t.element_size() > MAX_ARRAY_BYTES:
-            return {"t": "unsupported", "type": f"Tensor[{dtype}]", "reason": "dtype, layout or size not allowed"}
-        data = t.detach().to("cpu")
-        if data.dtype == torch.bfloat16:
+        dtype = _TORCH_NAMES.get(t.dtype)
+        if dtype is None or t.is_sparse or t.numel() * t.element_size() > MAX_ARRAY_BYTES:
+            return {"t": "unsupported", "type": f"Tensor[{t.dtype}]", "reason": "dtype, layout or size not allowed"}
+        data = t.detach()
+        if not data.is_cpu:
+            data = data.to("cpu")
+        if data.dtype is torch.bfloat16:  # numpy has no bfloat16: it travels as float32, exactly
             data = data.to(torch.float32)
-        return {"t": "tensor", "a": self._array(data.resolve_conj().resolve_neg().numpy()), "dtype": dtype,
-                "requires_grad": bool(t.requires_grad)}
+        if data.is_conj():
+            data = data.resolve_conj()
+        if data.is_neg():
+            data = data.resolve_neg()
+        return {"t": "tensor", "a": self._array(data.numpy()), "dtype": dtype, "requires_grad": bool(t.requires_grad)}
 
 
 def _decode(node, arrays: list[np.ndarray], depth: int = 0):
-    if depth > MAX_DEPTH + 1 or not isinstance(node, dict):
+    if depth > MAX_DEPTH + 1 or type(node) is not dict:
         raise ProtocolError("malformed value")
     t = node.get("t")
+    if t in ("tensor", "ndarray", "scalar"):  # the most frequent tags first
+        index = node.get("a")
+        if type(index) is not int or not 0 <= index < len(arrays):
+            raise ProtocolError("value refers to a missing array")
+        arr = arrays[index]
+        if t == "tensor":
+            dtype = _TORCH_DTYPES.get(str(node.get("dtype")))
+            if dtype is None:
+                raise ProtocolError("unknown tensor dtype")
+            tensor = torch.from_numpy(arr)
+            if tensor.dtype is not dtype:
+                tensor = tensor.to(dtype)
+            return tensor.requires_grad_(True) if node.get("requires_grad") and tensor.is_floating_point() else tensor
+        if t == "ndarray":
+            return arr
+        return arr[()] if arr.ndim == 0 else arr
+    if t in ("list", "tuple"):
+        items = [_decode(v, arrays, depth + 1) for v in node["items"][:MAX_ITEMS]]
+        return items if t == "list" else tuple(items)
     if t == "none":
         return None
     if t == "bool":
@@ -132,9 +157,6 @@ def _decode(node, arrays: list[np.ndarray], depth: int = 0):
         return float(str(node["v"])[:64])
     if t == "str":
         return str(node["v"])[:MAX_STR]
-    if t in ("list", "tuple"):
-        items = [_decode(v, arrays, depth + 1) for v in node["items"][:MAX_ITEMS]]
-        return items if t == "list" else tuple(items)
     if t == "dict":
         out = {}
         for pair in node["items"][:MAX_ITEMS]:
@@ -147,20 +169,6 @@ def _decode(node, arrays: list[np.ndarray], depth: int = 0):
                 return Unsupported("dict", "a key that is not hashable")
             out[key] = _decode(pair[1], arrays, depth + 1)
         return out
-    if t in ("ndarray", "scalar", "tensor"):
-        index = node.get("a")
-        if type(index) is not int or not 0 <= index < len(arrays):
-            raise ProtocolError("value refers to a missing array")
-        arr = arrays[index]
-        if t == "ndarray":
-            return arr
-        if t == "scalar":
-            return arr[()] if arr.ndim == 0 else arr
-        dtype = _TORCH_DTYPES.get(str(node.get("dtype")))
-        if dtype is None:
-            raise ProtocolError("unknown tensor dtype")
-        tensor = torch.from_numpy(arr).to(dtype)
-        return tensor.requires_grad_(True) if node.get("requires_grad") and tensor.is_floating_point() else tensor
     if t == "unsupported":
         return Unsupported(str(node.get("type", "unknown"))[:80], str(node.get("reason", ""))[:200])
     raise ProtocolError(f"unknown value tag {str(t)[:20]!r}")
@@ -172,7 +180,7 @@ def encode_message(message: dict, values: dict | None = None) -> bytes:
     body = dict(message)
     body["values"] = {k: enc.encode(v) for k, v in (values or {}).items()}
     body["arrays"] = enc.arrays
-    header = json.dumps(body, allow_nan=False, separators=(",", ":")).encode()
+    header = _JSON.encode(body).encode()
     return b"".join([_PREFIX.pack(MAGIC, len(header), enc.size), header, *enc.chunks])
 
 
@@ -195,19 +203,25 @@ def _load_arrays(specs, payload: bytes) -> list[np.ndarray]:
         raise ProtocolError("malformed array table")
     arrays = []
     for spec in specs:
-        if not (isinstance(spec, list) and len(spec) == 3 and isinstance(spec[0], str) and isinstance(spec[1], list)
-                and type(spec[2]) is int):
+        if not (type(spec) is list and len(spec) == 3):
             raise ProtocolError("malformed array description")
-        dtype = _ALLOWED_DTYPES.get(spec[0])
+        name, shape, offset = spec
+        if type(name) is not str or type(shape) is not list or type(offset) is not int:
+            raise ProtocolError("malformed array description")
+        dtype = _ALLOWED_DTYPES.get(name)
         if dtype is None:
-            raise ProtocolError(f"array dtype {spec[0][:20]!r} is refused")
-        shape, offset = spec[1], spec[2]
-        if len(shape) > MAX_DIMS or not all(type(d) is int and d >= 0 for d in shape):
+            raise ProtocolError(f"array dtype {name[:20]!r} is refused")
+        if len(shape) > MAX_DIMS:
             raise ProtocolError("malformed array shape")
-        nbytes = math.prod(shape) * dtype.itemsize  # Python ints: no overflow, checked before any allocation
+        count = 1
+        for d in shape:
+            if type(d) is not int or d < 0:
+                raise ProtocolError("malformed array shape")
+            count *= d  # Python ints: no overflow, checked before any allocation
+        nbytes = count * dtype.itemsize
         if nbytes > MAX_ARRAY_BYTES or offset < 0 or offset + nbytes > len(payload):
             raise ProtocolError("array description outside the payload")
-        arrays.append(np.frombuffer(payload, dtype=dtype, count=math.prod(shape), offset=offset).reshape(shape).copy())
+        arrays.append(np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(shape).copy())
     return arrays
 
 

@@ -169,6 +169,9 @@ def _swap_captured(value, originals: dict, stubs: dict):
     def swap(v):
         return stubs[id(v)] if id(v) in stubs and originals[id(v)] is v else v
 
+    def holds(values) -> bool:  # most containers (the namespace's __builtins__ among them) hold none: not copied
+        return not stubs.keys().isdisjoint(map(id, values))  # originals keeps each object alive: its id is its own
+
     if isinstance(value, functools.partial):
         func = swap(value.func)
         args = tuple(swap(a) for a in value.args)
@@ -178,11 +181,9 @@ def _swap_captured(value, originals: dict, stubs: dict):
             return value
         return functools.partial(func, *args, **keywords)
     if type(value) in (list, tuple):
-        swapped = type(value)(swap(v) for v in value)
-        return value if all(a is b for a, b in zip(swapped, value)) else swapped
+        return type(value)(swap(v) for v in value) if holds(value) else value
     if type(value) is dict:
-        swapped = {k: swap(v) for k, v in value.items()}
-        return value if all(swapped[k] is value[k] for k in value) else swapped
+        return {k: swap(v) for k, v in value.items()} if holds(value.values()) else value
     return value
 
 

@@ -54,7 +54,8 @@ class Session(ObjectCalls):
         self.skip: dict[int, dict] = {}  # cells not run again after they hung or ended the process
         self.cell_reports: dict[int, dict] = {}
         self.restarts = 0
-        self.sock = self.ctl = None
+        self.channel: framing.Channel | None = None  # the framed stream to the jail
+        self.ctl = None
         self.pidfd: int | None = None
         self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
         self._defines: dict[str, bool] = {}
@@ -81,14 +82,14 @@ class Session(ObjectCalls):
                 pass
             os.close(self.pidfd)
             self.pidfd = None
-        if self.sock is not None:
-            self.sock.close()
+        if self.channel is not None:
+            self.channel.close()
         if self.ctl is not None:
             if killed:
                 ENDING.setdefault(self.zygote, []).append(self.ctl)
             else:
                 self.ctl.close()
-        self.sock = self.ctl = None
+        self.channel = self.ctl = None
 
     def _exit_detail(self) -> str:
         """Why the jailed process ended, from the monitor (trusted), if it says within a moment."""
@@ -139,14 +140,15 @@ class Session(ObjectCalls):
         self.restarts += 1
         self._warmed.clear()  # a new process: every function's first call may load code again
         if self._spare is not None:
-            (self.sock, self.ctl), self._spare = self._spare, None
+            (sock, self.ctl), self._spare = self._spare, None
         else:
-            self.sock, self.ctl = self.zygote.spawn(self.limits)
+            sock, self.ctl = self.zygote.spawn(self.limits)
+        self.channel = framing.Channel(sock)
         self._handshake()
         await_ended(self.zygote)
         try:
-            framing.send(self.sock, {"op": "run", "modules": self.modules,
-                                     "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
+            self.channel.send({"op": "run", "modules": self.modules,
+                               "cells": [[i, src] for i, src in self.cells if i not in self.skip]})
         except OSError:  # the jail ended before it could read which cells to run
             self._never_started()
         current, clock, heard = None, CallClock(self.limits.cell_cpu_s, 0.0), False
@@ -156,7 +158,7 @@ class Session(ObjectCalls):
             try:
                 if current is not None:
                     self._wait_readable(deadline, clock)
-                msg, _ = framing.recv(self.sock, deadline)
+                msg, _ = self.channel.recv(deadline)
             except framing.TimedOut:
                 self._kill()
                 if current is None:
@@ -213,7 +215,8 @@ class Session(ObjectCalls):
     def close(self) -> None:
         self._kill()
         if self._spare is not None:  # ended the way a used jail is: killed through its pidfd
-            (self.sock, self.ctl), self._spare = self._spare, None
+            (sock, self.ctl), self._spare = self._spare, None
+            self.channel = framing.Channel(sock)
             try:
                 self._handshake()
             except SandboxError:
@@ -226,23 +229,23 @@ class Session(ObjectCalls):
         """Send one request and wait for its reply, answering the stand-in calls the student's code makes
         meanwhile. What the grader spends on them is bounded and counts towards the call's CPU time
         (grader.checking.allowance). ``clock``: the call's CPU budget (by default the function's, never stretched)."""
-        if self.sock is None:
+        if self.channel is None:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
         clock = clock or CallClock(self._budget(name, watch), 0.0)
         allowance = CallAllowance.for_call(values.get("args") or [], clock.budget)
         max_bytes = allowance.max_frame_bytes if request.get("op") == "call" else MIN_FRAME_BYTES
         try:
-            framing.send(self.sock, request, values)
+            self.channel.send(request, values)
             for _ in range(MAX_HELPER_CALLS):
                 self._wait_readable(deadline, clock, watch, idle=self.limits.call_idle_s, spent=lambda: allowance.spent_s)
-                message, reply_values = framing.recv(self.sock, deadline, max_bytes)
+                message, reply_values = self.channel.recv(deadline, max_bytes)
                 if message.get("op") != "helper":
                     return message, reply_values
                 answer = serve_helper(stand_ins or {}, message, reply_values, log if log is not None else [], allowance)
                 if allowance.spent_s > clock.budget:
                     raise framing.TimedOut()
-                framing.send(self.sock, *answer)
+                self.channel.send(*answer)
             self._kill()
             raise StudentTimeout(f"{name} called other functions more than {MAX_HELPER_CALLS} times in one call; it was stopped")
         except framing.TimedOut:
@@ -282,7 +285,7 @@ class Session(ObjectCalls):
             wait = min(step, deadline - time.monotonic())
             if wait <= 0:
                 raise framing.TimedOut()
-            if select.select([self.sock], [], [], wait)[0]:
+            if self.channel.pending() or select.select([self.channel], [], [], wait)[0]:
                 return
             if watch is not None:
                 watch.sample()
@@ -358,7 +361,7 @@ class Session(ObjectCalls):
                                                 handle=handle, method=method, classes=classes, grad_params=grad_params,
                                                 prepare=prepare, layout_only=sorted(self._unbuildable))
         try:
-            if self.sock is None:
+            if self.channel is None:
                 self._start()
             warm_key = callable_key(name, op, handle, method)  # each function, construction and method
             first = warm_key not in self._warmed

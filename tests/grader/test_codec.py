@@ -49,6 +49,15 @@ def test_tensors_round_trip_with_their_dtype(arr, dtype):
     assert torch.equal(got.nan_to_num(), tensor.nan_to_num()) if dtype != "bool" else torch.equal(got, tensor)
 
 
+def test_lazy_views_travel_as_their_values():
+    """A conjugate view and a negated view (torch's lazy conj and neg bits) arrive as the numbers they stand for;
+    numpy() refuses such views, so an encoder that skipped resolving them could not send them at all."""
+    z = torch.complex(torch.arange(3.0), torch.arange(3.0) + 1)
+    for view in (z.conj(), z.conj().imag, torch.arange(6.0).reshape(2, 3).t()):
+        got = roundtrip(view)
+        assert got.dtype == view.dtype and torch.equal(got, view.resolve_conj().resolve_neg().contiguous())
+
+
 def test_scalars_nesting_and_unknown_objects():
     class Anything:
         def __eq__(self, other):

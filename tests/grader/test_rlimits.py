@@ -15,7 +15,7 @@ import pytest
 
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.grading import Grader
-from grader.jail import codec, framing, isolation
+from grader.jail import codec, isolation
 from grader.jail.limits import Limits
 from grader.judge import judge_exercise
 from grader.sandbox import client, jails, procfs
@@ -98,8 +98,8 @@ def test_a_request_the_sandbox_cannot_read_gets_an_answer_not_an_exit(zygote):
     try:
         # The argument refers to an array the (empty) payload does not hold: the codec refuses the frame.
         header = b'{"op":"call","name":"double","values":{"args":{"t":"list","items":[{"t":"ndarray","a":"a0"}]}}}'
-        session.sock.sendall(codec.MAGIC + len(header).to_bytes(4, "little") + bytes(8) + header)
-        reply, _ = framing.recv(session.sock, time.monotonic() + 5)
+        session.channel.sock.sendall(codec.MAGIC + len(header).to_bytes(4, "little") + bytes(8) + header)
+        reply, _ = session.channel.recv(time.monotonic() + 5)
         assert reply["ok"] is False and "could not read the grader's request" in reply["error"]["message"]
         assert session.call("double", [np.arange(3)]).value.tolist() == [0, 2, 4]
     finally:

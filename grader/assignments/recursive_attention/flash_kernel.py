@@ -21,7 +21,7 @@ import math
 
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, NotJudged, Passed, call, diagnose, for_all, format_call
+from grader.checking.base import CheckFailed, Lazy, NotJudged, Passed, call, for_all, format_call
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
 from grader.checking.strategies import gaussian, st
