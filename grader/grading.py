@@ -55,10 +55,12 @@ def missing_explainer(submission: Submission, reports) -> Callable[[str], str]:
 
 
 class Grader:
-    """Grades notebooks one after another. The sandbox backend keeps one pre-loaded zygote alive."""
+    """Grades notebooks one after another. The sandbox backend keeps one pre-loaded zygote alive: its own
+    (``launched`` already, or started now), or one that another process owns (``shared_zygote``: that
+    zygote's control socket, grader.batch.pool.SharedZygote)."""
 
     def __init__(self, limits: Limits = Limits(), *, backend: str = "sandbox", slot: int = 0, hide: Sequence[str] = (),
-                 launched=None, rootless: bool = False):
+                 launched=None, rootless: bool = False, shared_zygote=None):
         if backend not in ("sandbox", "inprocess"):
             raise UsageError(f"unknown backend {backend!r}")
         # The modules imported by now (torch, the checks) live as long as the process: keep the collector
@@ -70,12 +72,16 @@ class Grader:
         if backend == "sandbox":
             from grader.sandbox.jails import Zygote, check_isolation
             check_isolation(limits.isolation, rootless=rootless)
-            self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless)
+            self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless, shared=shared_zygote)
 
     def wait_ready(self) -> None:
         """Return once the sandbox's zygote has imported what it needs (at once for the in-process backend)."""
         if self._zygote is not None:
             self._zygote.wait_ready()
+
+    def zygote_gone(self) -> bool:
+        """Its sandbox's zygote has ended (so every further notebook would fail with SandboxError)."""
+        return self._zygote is not None and self._zygote.gone()
 
     def set_hidden(self, hide: Sequence[str]) -> None:
         if self._zygote is not None:

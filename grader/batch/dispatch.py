@@ -16,6 +16,7 @@ itself and reports a task that keeps killing workers as an error, which lands he
 from __future__ import annotations
 
 import concurrent.futures as cf
+import threading
 from collections import deque
 from typing import Callable, Iterator, Sequence, TypeVar
 
@@ -26,15 +27,18 @@ EXHAUSTED = "not graded: grading this notebook exhausted the grader's resources 
 
 class Workers:
     """The executor notebooks are graded on: one the caller gave (used as it is), or our own, made by
-    ``make`` and replaced whenever it breaks."""
+    ``make`` when the first notebook is handed in (a batch that reuses every result makes none) and
+    replaced whenever it breaks."""
 
     def __init__(self, executor: cf.Executor | None = None, make: Callable[[], cf.Executor] | None = None):
         if executor is None and make is None:
             raise ValueError("Workers needs an executor or a way to make one")
         self.make = None if executor is not None else make
-        self.executor = executor if executor is not None else make()
+        self.executor = executor
 
     def submit(self, fn, *args) -> cf.Future:
+        if self.executor is None:
+            self.executor = self.make()
         try:
             return self.executor.submit(fn, *args)
         except cf.BrokenExecutor:
@@ -47,16 +51,17 @@ class Workers:
         """Replace our executor after one of its workers died (a caller's executor is left alone)."""
         if self.make is None:
             return
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self.make()
 
     def release(self) -> None:
         """No more notebooks: our workers exit (closing their sandboxes) while the caller goes on."""
-        if self.make is not None:
+        if self.make is not None and self.executor is not None:
             self.executor.shutdown(wait=False)
 
     def close(self) -> None:
-        if self.make is not None:
+        if self.make is not None and self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
 
 
@@ -71,11 +76,12 @@ def grade_all(jobs: Sequence[Job], workers: Workers, fn: Callable, args: Callabl
               window: int) -> Iterator[tuple[Job, dict]]:
     """Start grading ``jobs`` now and yield ``(job, payload)`` for each as it finishes, where ``payload`` is
     what ``fn(*args(job))`` returned, or ``{"result": None, "error": ...}`` when its worker died even when
-    it was graded alone. The first ``window`` jobs are submitted before this returns, so the caller's own
-    work overlaps theirs."""
+    it was graded alone. The first ``window`` jobs are submitted by a thread of their own (starting a pool's
+    first process waits for its forkserver to import torch), so the caller's own work overlaps theirs."""
     flight = _Flight(jobs, workers, fn, args, max(window, 1))
-    flight.fill()
-    return flight.drain()
+    starting = threading.Thread(target=flight.fill, daemon=True)
+    starting.start()
+    return flight.drain(starting)
 
 
 class _Flight:
@@ -92,7 +98,8 @@ class _Flight:
             except Exception:  # a caller's executor that no longer takes work: graded alone below
                 self.doubtful.append(job)
 
-    def drain(self) -> Iterator[tuple[object, dict]]:
+    def drain(self, starting: threading.Thread) -> Iterator[tuple[object, dict]]:
+        starting.join()  # the first jobs are all submitted (or in doubt) before any is waited for
         while self.in_flight:
             done, _ = cf.wait(self.in_flight, return_when=cf.FIRST_COMPLETED)
             broke = False

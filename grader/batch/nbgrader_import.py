@@ -1,6 +1,8 @@
 """nbgrader imported once per process, in the background while a batch grades, and waited for before any
 other code of the process imports it; the same thread then does other work of the batch's end ahead of time
-(the similarity report), one thing after another, so two threads never import at once."""
+(the similarity report). What that work imports is imported in the same import phase, before anything else
+in the process may import again, so two threads never import at once; the work itself may then run beside
+the main thread's own (the gradebook's writes wait on the disk most of their time)."""
 from __future__ import annotations
 
 import importlib
@@ -8,27 +10,37 @@ import os
 import threading
 from typing import Callable
 
-_PREFETCHING: list[threading.Thread] = []
+_PREFETCHING: list[tuple[threading.Thread, threading.Event]] = []
 
 
-def prefetch_gradebook(then: Callable[[], None] | None = None) -> threading.Thread:
-    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades, then run ``then``
-    (its failure only loses the head start). Code in this process that imports nbgrader (or
-    grader.course.release, which does), or uses what ``then`` prepares, calls :func:`nbgrader_imported` first."""
-    thread = threading.Thread(target=_import_gently, args=("nbgrader.api", then), daemon=True)
+def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Callable[[], None] | None = None) -> threading.Thread:
+    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades, then run ``warm``
+    (what ``then`` will import: imported now), then ``then`` (its failure only loses the head start). Code in
+    this process that imports nbgrader (or grader.course.release, which does) calls :func:`nbgrader_imported`
+    first, and code that uses what ``then`` prepares calls :func:`background_done`."""
+    imported = threading.Event()
+    thread = threading.Thread(target=_import_gently, args=("nbgrader.api", imported, warm, then), daemon=True)
     thread.start()
-    _PREFETCHING.append(thread)
+    _PREFETCHING.append((thread, imported))
     return thread
 
 
-def _import_gently(name: str, then: Callable[[], None] | None) -> None:
+def _import_gently(name: str, imported: threading.Event, warm: Callable[[], None] | None,
+                   then: Callable[[], None] | None) -> None:
     """Import ``name`` in this thread at the lowest CPU priority (Linux gives each thread its own), so it
     takes only time the workers and their sandboxes leave: the gradebook is written last."""
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     except (AttributeError, OSError):
         pass
-    importlib.import_module(name)
+    try:
+        importlib.import_module(name)
+        if warm is not None:
+            warm()
+    except Exception:  # imported again where it is needed (and fails there with its reason)
+        pass
+    finally:
+        imported.set()
     if then is not None:
         try:
             then()
@@ -37,8 +49,14 @@ def _import_gently(name: str, then: Callable[[], None] | None) -> None:
 
 
 def nbgrader_imported() -> None:
-    """Wait for a background import of nbgrader (and what follows it) to finish: nbgrader's package imports
-    itself in a circle, and a second thread importing any of it meanwhile gets a partially initialised module
-    (ImportError)."""
+    """Wait for a background import of nbgrader (and of what the work after it imports) to finish: nbgrader's
+    package imports itself in a circle, and a second thread importing any of it meanwhile gets a partially
+    initialised module (ImportError)."""
+    for _, imported in list(_PREFETCHING):
+        imported.wait()
+
+
+def background_done() -> None:
+    """Wait for the background thread's work too (the similarity report it writes)."""
     while _PREFETCHING:
-        _PREFETCHING.pop().join()
+        _PREFETCHING.pop()[0].join()

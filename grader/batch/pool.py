@@ -1,24 +1,62 @@
-"""The batch's own worker processes: how many, and the pool that replaces any that dies.
+"""The batch's own worker processes: how many, the pool that replaces any that dies, and the sandbox
+zygote they share.
 
 Imports nothing heavy: the batch's own process imports no torch (it reads the assignment's outline,
-grader.assignments.outline); its workers do, each when it is given its first notebook.
+grader.assignments.outline). Its workers are forked from one forkserver process that imports torch and
+the grading code once for all of them (grader.batch.preload, and the assignment's checks), and they ask
+one zygote for their jails (:class:`SharedZygote`), so a batch of two workers imports torch twice (the
+forkserver, the zygote), not four times.
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
 import os
+import socket
 
 from .dispatch import Workers
-from .worker import exit_quickly
+from .worker import start_worker
 
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def local_workers(n: int) -> Workers:
-    """A pool of ``n`` spawned worker processes, replaced whenever one of them dies (a process is started
-    when a notebook is handed to the pool and none is idle, so a batch that reuses every result starts none)."""
-    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
-                                                       initializer=exit_quickly))
+class SharedZygote:
+    """The zygote the batch's own workers share, started with the first of them (a batch that reuses every
+    result starts none). A worker that finds it gone starts one of its own (grader.batch.worker)."""
+
+    def __init__(self):
+        self._zygote = None
+
+    def control(self) -> socket.socket:
+        """The control socket each worker gets a copy of (SOCK_SEQPACKET: one message per request)."""
+        if self._zygote is None:
+            from grader.sandbox.jails import Zygote
+            from grader.sandbox.launch import launch_zygote
+
+            self._zygote = Zygote(launched=launch_zygote(shared=True))
+        return self._zygote.control
+
+    def wait_ready(self) -> None:
+        """Return once it has started, or raise SandboxError with its own words (then nothing can be graded)."""
+        if self._zygote is not None:
+            self._zygote.wait_ready()
+
+    def close(self) -> None:
+        if self._zygote is not None:
+            self._zygote.close()
+            self._zygote = None
+
+
+def local_workers(n: int, assignment: str | None = None, zygote: SharedZygote | None = None) -> Workers:
+    """A pool of ``n`` worker processes, replaced whenever one of them dies (a process is started when a
+    notebook is handed to the pool and none is idle). ``assignment``: its checks are imported by the
+    forkserver too. ``zygote``: the one every worker asks for jails (None: each starts its own).
+
+    Each worker takes this process's environment as it is when the pool is made (a forked worker would
+    otherwise have the forkserver's, from when it started)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["grader.batch.preload"] + ([f"grader.assignments.{assignment}"] if assignment else []))
+    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=context, initializer=start_worker,
+                                                       initargs=(dict(os.environ), zygote.control() if zygote else None)))

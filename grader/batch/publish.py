@@ -20,16 +20,19 @@ from .totals import final_result
 
 
 def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
-            keys: dict[str, str], phase: Callable[[str], None] = lambda text: None) -> tuple[dict[str, NotebookResult], list[str]]:
+            keys: dict[str, str], phase: Callable[[str], None] = lambda text: None,
+            similarity_written: Callable[[], None] = lambda: None) -> tuple[dict[str, NotebookResult], list[str]]:
     """Apply the record's flags and the stored staff marks to ``graded`` and write every output.
     Returns the final results and notes for the TA (overrides the grader now disagrees with, marks
-    that name an unknown student or check, manual points still pending)."""
+    that name an unknown student or check, manual points still pending). ``similarity_written``: returns
+    once the similarity report is written (the summary, written last, shows its clusters)."""
     with staff_lock(outdir):
-        return _publish(outdir, assignment, record, graded, keys, phase)
+        return _publish(outdir, assignment, record, graded, keys, phase, similarity_written)
 
 
 def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
-             keys: dict[str, str], phase: Callable[[str], None]) -> tuple[dict[str, NotebookResult], list[str]]:
+             keys: dict[str, str], phase: Callable[[str], None],
+             similarity_written: Callable[[], None]) -> tuple[dict[str, NotebookResult], list[str]]:
     marks = load_marks(outdir)
     present = {s: who for s, who in record.students.items() if s in graded}
     bound = bind_unbound(marks, {s: who.answers for s, who in present.items()}, keys,
@@ -51,7 +54,6 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
         if record.gradescope:
             outputs.write_gradescope(outdir, student, result, assignment)
     outputs.write_grades_csv(outdir, assignment, final, record.students, said)
-    outputs.write_summary(outdir, assignment, final, list(record.skipped))
     if record.lms:
         write_lms_csv(outdir, record.lms, assignment.id, final, record.students)
         waiting = sum(1 for r in final.values() if r.pending_points)
@@ -60,6 +62,8 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
                          f"the {record.lms} CSV gives {'that score' if waiting == 1 else 'their scores'} without them")
     phase(f"writing the nbgrader gradebook ({len(final)} students)")
     outputs.write_gradebook(record.gradebook_url(outdir), assignment, final, set_aside)
+    similarity_written()
+    outputs.write_summary(outdir, assignment, final, list(record.skipped))
     return final, notes
 
 

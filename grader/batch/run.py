@@ -24,10 +24,10 @@ from .dispatch import EXHAUSTED, Workers, grade_all
 from .facts import read_facts
 from .inputs import Discovery, discover
 from .late import batch_policy
-from .pool import default_workers, local_workers
+from .pool import SharedZygote, default_workers, local_workers
 from .publish import publish
 from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
-from .similarity import code_path, write_similarity
+from .similarity import code_path, similarity_imports, write_similarity
 from .staff import load_marks
 from .totals import final_result
 from .worker import cache_key, grade_job
@@ -87,7 +87,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     check_storable_db_url(config.db_url)
     if found is None:
         found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
-    client = workers = None
+    client = workers = zygote = None
     try:
         window = config.workers or default_workers()
         if executor is None and config.scheduler:
@@ -99,22 +99,30 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
             ensure_writable_dir(outdir)
         except OSError as exc:
             raise OutputNotWritable(outdir, exc.strerror or str(exc)) from None
-        workers = local_workers(window) if executor is None else Workers(executor)
+        if executor is None:  # our own workers: one zygote for all of them, importing torch beside their forkserver
+            zygote = SharedZygote() if config.backend == "sandbox" else None
+            workers = local_workers(window, assignment.id, zygote)
+        else:
+            workers = Workers(executor)
         # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
         policy, late_notes = batch_policy(config.late_policy, config.extensions, assignment.id,
                                           {j.student: j for j in (*found.jobs, *found.unreadable, *found.without_notebook.values())})
-        report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None), policy)
+        report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None), policy,
+                            zygote.wait_ready if zygote else (lambda: None))
         report.notes[:0] = late_notes
     finally:
         if workers is not None:
             workers.close()
+        if zygote is not None:
+            zygote.close()
         if client is not None:
             client.close()
         found.cleanup()
     return report
 
 
-def _grade_all(config, assignment, found, outdir, workers: Workers, window: int, progress, phase, policy) -> BatchReport:
+def _grade_all(config, assignment, found, outdir, workers: Workers, window: int, progress, phase, policy,
+               zygote_ready: Callable[[], None]) -> BatchReport:
     start = time.monotonic()
     report = BatchReport(total=len(found.jobs), skipped=list(found.skipped), layout=found.layout)
     hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
@@ -151,10 +159,13 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
                                             unanswered=facts.unanswered, code_sha256=facts.code_sha256,
                                             submitted=job.submitted, submitted_from=job.submitted_from)
         write_atomic(code_path(outdir, job.student), facts.code)
-    # While the workers grade, at the lowest priority: nbgrader's import for the gradebook, then the similarity
-    # report, which depends on the notebooks' code only (written; its failure leaves it to be written at the end).
+    # While the workers grade, at the lowest priority: nbgrader's import for the gradebook (and what comparing code
+    # imports), then the similarity report, which depends on the notebooks' code only (written; its failure leaves
+    # it to be written at the end). It may go on while the outputs are written, up to the summary, which shows it.
     students, compared = [job.student for job in found.jobs], []
-    nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)))
+    nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)),
+                                       warm=similarity_imports if len(students) > 1 else None)
+    zygote_ready()  # or SandboxError, with the zygote's own words: no notebook could be graded
     for student in reused:
         finished(student, report.results[student])
     for job, payload in graded:
@@ -187,11 +198,15 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
                          late_policy=policy.to_dict() if policy else {})
     if policy:
         phase(f"late policy: {policy.describe()}")
-    nbgrader_import.nbgrader_imported()  # and the similarity report, compared meanwhile
-    if not compared:
-        phase(f"comparing the code of {len(students)} notebooks (similarity)")
-        write_similarity(outdir, assignment, students)
+
+    def similarity_written() -> None:  # before the summary, which shows its clusters
+        nbgrader_import.background_done()
+        if not compared:
+            phase(f"comparing the code of {len(students)} notebooks (similarity)")
+            write_similarity(outdir, assignment, students)
+
+    nbgrader_import.nbgrader_imported()
     write_record(outdir, record)
-    report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase)
+    report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase, similarity_written)
     report.seconds = time.monotonic() - start
     return report

@@ -251,6 +251,14 @@ def release_code(assignment) -> str:
     return "\n\n".join(sorted(released_cells(assignment.id, assignment.notebook)[1]))
 
 
+def similarity_imports() -> None:
+    """Import what comparing code needs (numpy, copydetect, the Python lexer Pygments loads on first use), so
+    that a thread can import it before the report is made beside other work (grader.batch.nbgrader_import)."""
+    from copydetect.utils import filter_code
+
+    filter_code("x = 1\n", "warm.py", "python")
+
+
 def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:
     """Compare the code of ``students`` kept in ``outdir`` and write ``similarity/`` there: the JSON report,
     the index page and one page per flagged pair. ``settings`` None: those of the last report, else the defaults."""

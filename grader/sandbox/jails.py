@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -71,13 +72,21 @@ def check_isolation(level: str, *, rootless: bool = False) -> None:
 
 
 class Zygote:
-    """One pre-loaded process that forks jails. Not thread-safe: use one per worker."""
+    """One pre-loaded process that forks jails. Not thread-safe: use one per worker.
 
-    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None):
+    ``shared``: the control socket (SOCK_SEQPACKET) of a zygote that another process started and owns (a
+    batch's, serving all its workers): this one only asks it for jails; the owner waits for it to be ready
+    and ends it."""
+
+    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None,
+                 shared: socket.socket | None = None):
         self.slot, self.rootless = slot, rootless
         self.set_hidden(hide)
-        self.proc, self.control = launched or launch_zygote()
-        self._ready = False
+        if shared is not None:
+            self.proc, self.control = None, shared
+        else:
+            self.proc, self.control = launched or launch_zygote()
+        self._ready = shared is not None
 
     def set_hidden(self, hide: Sequence[str]) -> None:
         """Folders the student must not see (submissions, outputs). The jail's root has no place for them
@@ -105,12 +114,26 @@ class Zygote:
         spec = {"limits": asdict(limits), "hide": self.hide, "uid": uid, "gid": uid,
                 "rootless": self.rootless}
         self.control.settimeout(30)
-        socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
-        data_theirs.close()
-        ctl_theirs.close()
+        try:
+            socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
+        except OSError as exc:  # the zygote has ended (the grader's failure, never the student's)
+            data_ours.close()
+            ctl_ours.close()
+            raise SandboxError(f"the sandbox zygote is gone ({exc.strerror or exc})") from None
+        finally:
+            data_theirs.close()
+            ctl_theirs.close()
         return data_ours, ctl_ours
 
+    def gone(self) -> bool:
+        """The zygote has closed its end of the control socket (it ended)."""
+        poller = select.poll()
+        poller.register(self.control, select.POLLHUP)
+        return any(events & (select.POLLHUP | select.POLLERR) for _, events in poller.poll(0))
+
     def close(self) -> None:
+        if self.proc is None:  # a shared zygote: its owner ends it, and the socket is the worker's
+            return
         try:
             self.control.close()
         finally:

@@ -16,9 +16,11 @@ def clean_env() -> dict:
     return env
 
 
-def launch_zygote() -> tuple[subprocess.Popen, socket.socket]:
-    """The zygote process and our end of its control socket."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+def launch_zygote(shared: bool = False) -> tuple[subprocess.Popen, socket.socket]:
+    """The zygote process and our end of its control socket. ``shared``: several processes will ask this
+    zygote for jails through copies of our end (a batch's workers), so each request must stay one message
+    (a SOCK_SEQPACKET socket: a message is read whole or not at all, whoever sent it)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET if shared else socket.SOCK_STREAM)
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader.jail.zygote", str(theirs.fileno())],
         pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,

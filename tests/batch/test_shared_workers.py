@@ -1,0 +1,103 @@
+"""The batch's own workers share what every one of them would otherwise start for itself (issue 38): they are
+forked from one forkserver that imported torch and the checks, and they ask one zygote for their jails. A
+worker that finds that zygote gone starts one of its own, so no notebook is lost to it; each worker sees the
+environment the batch has when it starts its pool; a batch that reuses every result starts neither."""
+import json
+import os
+import shutil
+import signal
+
+from grader.batch import pool
+from grader.batch.run import BatchConfig, run_batch
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every process this user can see."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    found[int(entry)] = (ppid, f.read().replace(b"\0", b" ").decode(errors="replace"))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def _zygotes_of(root: int) -> list[int]:
+    """The zygotes among ``root``'s descendants (not their forked jails, whose command line is the same)."""
+    procs = _processes()
+
+    def descends(pid: int) -> bool:
+        seen = set()
+        while pid not in (0, 1) and pid not in seen:
+            seen.add(pid)
+            if pid == root:
+                return True
+            pid = procs.get(pid, (0, ""))[0]
+        return False
+
+    return [pid for pid, (ppid, cmd) in procs.items() if "grader.jail.zygote" in cmd
+            and "grader.jail.zygote" not in procs.get(ppid, (0, ""))[1] and descends(pid)]
+
+
+def _folder(tmp_path, notebook, count: int):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(count):
+        shutil.copy(notebook, folder / f"s{i}.ipynb")
+    return folder
+
+
+def _totals(out) -> dict[str, tuple]:
+    return {p.stem: (json.loads(p.read_text())["status"], json.loads(p.read_text())["score"])
+            for p in sorted((out / "results").glob("*.json"))}
+
+
+def test_two_workers_ask_one_zygote_for_their_jails(released, tmp_path):
+    seen = []
+    run_batch(BatchConfig(str(_folder(tmp_path, released[1], 4)), "sequence_models", str(tmp_path / "out"), workers=2),
+              progress=lambda *a: seen.append(_zygotes_of(os.getpid())))
+    assert len(seen) == 4 and all(len(z) == 1 for z in seen), seen  # one for both workers, all along
+    assert {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}
+
+
+def test_a_worker_that_finds_the_shared_zygote_gone_grades_on_with_one_of_its_own(released, tmp_path):
+    folder = _folder(tmp_path, released[1], 3)
+    run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "plain"), workers=1))
+    killed = []
+
+    def kill_the_zygote(*args):
+        if not killed:
+            (zygote,) = _zygotes_of(os.getpid())
+            os.kill(zygote, signal.SIGKILL)  # the zygote alone: a jail already running goes on
+            killed.append(zygote)
+
+    run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "killed"), workers=1), progress=kill_the_zygote)
+    assert killed
+    assert _totals(tmp_path / "killed") == _totals(tmp_path / "plain")
+    assert {status for status, _ in _totals(tmp_path / "plain").values()} == {"graded"}
+
+
+def test_each_worker_takes_the_environment_the_batch_has_when_it_starts_them(released, tmp_path, monkeypatch):
+    """The forkserver keeps the environment it started with; a worker forked from it takes the batch's current
+    one (here: where the drawn examples are kept, which a worker writes on its first grade)."""
+    folder = _folder(tmp_path, released[1], 1)
+    for name in ("first", "second"):
+        monkeypatch.setenv("SEQGRADE_CACHE_DIR", str(tmp_path / f"cache-{name}"))
+        run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / f"out-{name}"), workers=1))
+        assert list((tmp_path / f"cache-{name}").glob("examples-*.json")), name
+
+
+def test_a_batch_that_reuses_every_result_starts_no_worker_and_no_zygote(released, tmp_path, monkeypatch):
+    folder = _folder(tmp_path, released[1], 2)
+    run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "out"), workers=1))
+
+    def refused(self):
+        raise AssertionError("a zygote was started for a batch with nothing to grade")
+
+    monkeypatch.setattr(pool.SharedZygote, "control", refused)
+    report = run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "out"), workers=1))
+    assert report.reused == 2 and report.graded == 0
