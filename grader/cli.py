@@ -220,6 +220,11 @@ def cmd_batch(args, console: Console) -> int:
     _check_assignment(args.assignment)
     check_storable_db_url(args.db)
     found = discover(args.submissions, args.assignment, file_times=args.file_times)  # fail fast, before anything slow is imported
+    zygote = None
+    if found.jobs and not args.scheduler and not (Path(args.out) / "results").is_dir():  # every notebook will be graded:
+        from grader.batch.pool import start_early  # the workers' imports start now, beside this process's own
+
+        zygote = start_early(args.assignment)
     total, layout = len(found.jobs), found.layout
     # Said before the workers import torch and the checks (seconds), so the TA sees at once that it started.
     console.print(f"seqgrade batch: {total} notebooks in {args.submissions} ({layout}); loading the grader...",
@@ -233,6 +238,8 @@ def cmd_batch(args, console: Console) -> int:
         get_outline(args.assignment)
     except BaseException:
         found.cleanup()
+        if zygote is not None:
+            zygote.close()
         raise
     _say_what_is_not_hidden(limits)
     config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
@@ -244,7 +251,7 @@ def cmd_batch(args, console: Console) -> int:
         console.print(text, markup=False, highlight=False)
 
     with batch_progress(console, total) as progress:
-        report = run_batch(config, progress=progress, phase=phase, found=found)  # the archive, unpacked once
+        report = run_batch(config, progress=progress, phase=phase, found=found, zygote=zygote)  # the archive, unpacked once
     print_batch_summary(console, report, Path(args.out))
     return EXIT_OK
 

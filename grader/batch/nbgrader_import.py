@@ -8,16 +8,17 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from typing import Callable
+from typing import Callable, Sequence
 
 _PREFETCHING: list[tuple[threading.Thread, threading.Event]] = []
 
 
-def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Callable[[], None] | None = None) -> threading.Thread:
-    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades, then run ``warm``
-    (what ``then`` will import: imported now), then ``then`` (its failure only loses the head start). Code in
-    this process that imports nbgrader (or grader.course.release, which does) calls :func:`nbgrader_imported`
-    first, and code that uses what ``then`` prepares calls :func:`background_done`."""
+def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Sequence[Callable[[], None]] = ()) -> threading.Thread:
+    """Import nbgrader's gradebook API in the background (about 2 s), while the batch grades, then run each of
+    ``warm`` (what may import, or use nbgrader: done before anything else of the process may), then ``then``
+    (a failure of any only loses the head start). Code in this process that imports nbgrader (or
+    grader.course.release, which does) calls :func:`nbgrader_imported` first, and code that uses what ``then``
+    prepares calls :func:`background_done`."""
     imported = threading.Event()
     thread = threading.Thread(target=_import_gently, args=("nbgrader.api", imported, warm, then), daemon=True)
     thread.start()
@@ -25,7 +26,7 @@ def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Callable[[]
     return thread
 
 
-def _import_gently(name: str, imported: threading.Event, warm: Callable[[], None] | None,
+def _import_gently(name: str, imported: threading.Event, warm: Sequence[Callable[[], None]],
                    then: Callable[[], None] | None) -> None:
     """Import ``name`` in this thread at the lowest CPU priority (Linux gives each thread its own), so it
     takes only time the workers and their sandboxes leave: the gradebook is written last."""
@@ -35,8 +36,11 @@ def _import_gently(name: str, imported: threading.Event, warm: Callable[[], None
         pass
     try:
         importlib.import_module(name)
-        if warm is not None:
-            warm()
+        for step in warm:
+            try:
+                step()
+            except Exception:  # done again where it is needed (and fails there with its reason)
+                pass
     except Exception:  # imported again where it is needed (and fails there with its reason)
         pass
     finally:
@@ -52,8 +56,9 @@ def nbgrader_imported() -> None:
     """Wait for a background import of nbgrader (and of what the work after it imports) to finish: nbgrader's
     package imports itself in a circle, and a second thread importing any of it meanwhile gets a partially
     initialised module (ImportError)."""
-    for _, imported in list(_PREFETCHING):
-        imported.wait()
+    for thread, imported in list(_PREFETCHING):
+        if thread is not threading.current_thread():  # the thread's own steps (``warm``) do not wait for themselves
+            imported.wait()
 
 
 def background_done() -> None:

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -157,10 +158,30 @@ def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, Note
     """Store every score in nbgrader's gradebook, so `nbgrader export` and formgrader see them.
     ``set_aside``: student -> manual question -> points of a score set aside (the answer changed), which
     leaves the gradebook too (unless a TA has typed another score into formgrader since)."""
+    nbgrader_imported()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbgrader's SQLAlchemy usage warns on every new submission
+        with _opened_gradebook(db_url, assignment) as gb:
+            _fill_gradebook(gb, Path(assignment.notebook).stem, assignment, results, set_aside or {})
+
+
+def prepare_gradebook(db_url: str, assignment: Assignment) -> None:
+    """What the gradebook holds before any result: its tables, the assignment, its notebook and grade cells
+    (made while the batch grades, by the thread that imported nbgrader: each is a commit, a wait on the disk;
+    write_gradebook finds them as they should be and changes nothing)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with _opened_gradebook(db_url, assignment):
+            pass
+
+
+@contextmanager
+def _opened_gradebook(db_url: str, assignment: Assignment):
+    """nbgrader's Gradebook at ``db_url`` (a SQLite one made first when missing) with ``assignment``'s notebook
+    and grade cells in it."""
     import os
     import sys
 
-    nbgrader_imported()
     from nbgrader.api import Gradebook
 
     # nbgrader runs the `alembic` command from PATH for a database it has to create (not a SQLite one,
@@ -168,54 +189,52 @@ def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, Note
     bindir = os.path.dirname(sys.executable)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    if db_url.startswith("sqlite:///"):
+        _create_empty_gradebook(db_url)
     notebook = Path(assignment.notebook).stem
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nbgrader's SQLAlchemy usage warns on every new submission
-        if db_url.startswith("sqlite:///"):
-            _create_empty_gradebook(db_url)
-        _fill_gradebook(Gradebook(db_url), notebook, assignment, results, set_aside or {})
-
-
-def _fill_gradebook(gradebook, notebook: str, assignment: Assignment, results: dict[str, NotebookResult], set_aside: dict) -> None:
-    with gradebook as gb:
+    with Gradebook(db_url) as gb:
         gb.update_or_create_assignment(assignment.id)
         gb.update_or_create_notebook(notebook, assignment.id)
         for ex in assignment.exercises:
             cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
             gb.update_or_create_grade_cell(cell_id, notebook, assignment.id, max_score=ex.max_points,
                                            cell_type="markdown" if ex.kind == "manual" else "code")
-        for student in sorted(results):
-            r = results[student]
-            gb.update_or_create_student(student)
-            gb.update_or_create_submission(assignment.id, student)
-            submitted = gb.find_submission_notebook(notebook, assignment.id, student)
-            grades = {g.name: g for g in submitted.grades}  # one query for all of them, not one per cell
-            for e in r.exercises:
-                ex = assignment.exercise(e.id)
-                cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
-                grade = grades[cell_id]
-                marks = [c.staff for c in e.checks if c.staff is not None]
-                if ex.kind == "manual":
-                    if marks:  # seqgrade's manual score: nbgrader's manual_score
-                        grade.manual_score = e.score
-                        grade.needs_manual_grade = False
-                    else:  # a score typed into formgrader stays until imported
-                        if grade.manual_score is not None and grade.manual_score == set_aside.get(student, {}).get(e.id):
-                            grade.manual_score = None  # seqgrade's own, for an answer the student has changed since
-                        if grade.manual_score is None:
-                            grade.needs_manual_grade = bool(e.pending_points)  # not for a row with no answer
-                elif ex.bonus:  # nbgrader's extra credit: its score counts, its maximum does not
-                    grade.auto_score, grade.manual_score = 0.0, None
-                    grade.extra_credit = e.score
+        yield gb
+
+
+def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str, NotebookResult], set_aside: dict) -> None:
+    for student in sorted(results):
+        r = results[student]
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(assignment.id, student)
+        submitted = gb.find_submission_notebook(notebook, assignment.id, student)
+        grades = {g.name: g for g in submitted.grades}  # one query for all of them, not one per cell
+        for e in r.exercises:
+            ex = assignment.exercise(e.id)
+            cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
+            grade = grades[cell_id]
+            marks = [c.staff for c in e.checks if c.staff is not None]
+            if ex.kind == "manual":
+                if marks:  # seqgrade's manual score: nbgrader's manual_score
+                    grade.manual_score = e.score
                     grade.needs_manual_grade = False
-                else:
-                    grade.auto_score = _points_sum(c.points for c in e.checks)  # the grader's own points
-                    grade.manual_score = e.score if marks else None  # an override is nbgrader's manual score
-                    grade.needs_manual_grade = False
-            # nbgrader's own place for a late charge: `nbgrader export` gives score = raw score - penalty
-            penalty = _points_sum([r.points - r.score]) if r.late is not None else None
-            submitted.late_submission_penalty = penalty
-        gb.db.commit()
+                else:  # a score typed into formgrader stays until imported
+                    if grade.manual_score is not None and grade.manual_score == set_aside.get(student, {}).get(e.id):
+                        grade.manual_score = None  # seqgrade's own, for an answer the student has changed since
+                    if grade.manual_score is None:
+                        grade.needs_manual_grade = bool(e.pending_points)  # not for a row with no answer
+            elif ex.bonus:  # nbgrader's extra credit: its score counts, its maximum does not
+                grade.auto_score, grade.manual_score = 0.0, None
+                grade.extra_credit = e.score
+                grade.needs_manual_grade = False
+            else:
+                grade.auto_score = _points_sum(c.points for c in e.checks)  # the grader's own points
+                grade.manual_score = e.score if marks else None  # an override is nbgrader's manual score
+                grade.needs_manual_grade = False
+        # nbgrader's own place for a late charge: `nbgrader export` gives score = raw score - penalty
+        penalty = _points_sum([r.points - r.score]) if r.late is not None else None
+        submitted.late_submission_penalty = penalty
+    gb.db.commit()
 
 
 def _points_sum(values) -> float:

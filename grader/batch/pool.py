@@ -49,6 +49,25 @@ class SharedZygote:
             self._zygote = None
 
 
+def _forkserver(assignment: str | None):
+    """The forkserver context, with what its server imports for the workers (set before it starts)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["grader.batch.preload"] + ([f"grader.assignments.{assignment}"] if assignment else []))
+    return context
+
+
+def start_early(assignment: str) -> SharedZygote:
+    """Start the workers' forkserver (its imports take a second) and the shared zygote now, before the batch's
+    own process does the rest of its start-up: for a batch that will grade notebooks (nothing to reuse)."""
+    from multiprocessing import forkserver
+
+    _forkserver(assignment)
+    forkserver.ensure_running()
+    zygote = SharedZygote()
+    zygote.control()
+    return zygote
+
+
 def local_workers(n: int, assignment: str | None = None, zygote: SharedZygote | None = None) -> Workers:
     """A pool of ``n`` worker processes, replaced whenever one of them dies (a process is started when a
     notebook is handed to the pool and none is idle). ``assignment``: its checks are imported by the
@@ -56,7 +75,6 @@ def local_workers(n: int, assignment: str | None = None, zygote: SharedZygote | 
 
     Each worker takes this process's environment as it is when the pool is made (a forked worker would
     otherwise have the forkserver's, from when it started)."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["grader.batch.preload"] + ([f"grader.assignments.{assignment}"] if assignment else []))
+    context = _forkserver(assignment)
     return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=context, initializer=start_worker,
                                                        initargs=(dict(os.environ), zygote.control() if zygote else None)))

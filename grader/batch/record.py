@@ -63,6 +63,11 @@ class StudentRecord:
         return (("release_identical",) if self.release_identical else ()) + (("late",) if self.late else ())
 
 
+def gradebook_url(db_url: str, outdir: str | Path) -> str:
+    """The gradebook a batch writes: ``db_url`` (``--db``), else gradebook.db in its output folder."""
+    return db_url or f"sqlite:///{(Path(outdir) / 'gradebook.db').resolve()}"
+
+
 @dataclass(frozen=True)
 class BatchRecord:
     assignment: str
@@ -75,7 +80,7 @@ class BatchRecord:
     late_policy: dict = field(default_factory=dict)  # LatePolicy.to_dict() of the policy in force ({}: none)
 
     def gradebook_url(self, outdir: str | Path) -> str:
-        return self.db_url or f"sqlite:///{(Path(outdir) / 'gradebook.db').resolve()}"
+        return gradebook_url(self.db_url, outdir)
 
     def to_json(self) -> str:
         data = {"version": RECORD_SCHEMA_VERSION, **asdict(self)}

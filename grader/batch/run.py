@@ -26,7 +26,7 @@ from .inputs import Discovery, discover
 from .late import batch_policy
 from .pool import SharedZygote, default_workers, local_workers
 from .publish import publish
-from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, missing_result, write_record
+from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, gradebook_url, missing_result, write_record
 from .similarity import code_path, similarity_imports, write_similarity
 from .staff import load_marks
 from .totals import final_result
@@ -77,17 +77,19 @@ def connect_scheduler(address: str, timeout: float = 10.0):
 
 def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
               progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
-              phase: Callable[[str], None] | None = None, found: Discovery | None = None) -> BatchReport:
+              phase: Callable[[str], None] | None = None, found: Discovery | None = None,
+              zygote: SharedZygote | None = None) -> BatchReport:
     """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step.
     ``found``: the submissions as the caller already discovered them (an archive is unpacked once); the
-    batch removes what discovering unpacked when it ends."""
+    batch removes what discovering unpacked when it ends. ``zygote``: the one its own workers share, started
+    early by the caller (grader.batch.pool.start_early); the batch ends it."""
     assignment = get_outline(config.assignment)  # the workers load the checks; this process only writes outputs
     if config.lms and config.lms not in LMS_FORMATS:
         raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
     check_storable_db_url(config.db_url)
     if found is None:
         found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
-    client = workers = zygote = None
+    client = workers = None
     try:
         window = config.workers or default_workers()
         if executor is None and config.scheduler:
@@ -100,7 +102,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         except OSError as exc:
             raise OutputNotWritable(outdir, exc.strerror or str(exc)) from None
         if executor is None:  # our own workers: one zygote for all of them, importing torch beside their forkserver
-            zygote = SharedZygote() if config.backend == "sandbox" else None
+            zygote = zygote or (SharedZygote() if config.backend == "sandbox" else None)
             workers = local_workers(window, assignment.id, zygote)
         else:
             workers = Workers(executor)
@@ -159,12 +161,15 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
                                             unanswered=facts.unanswered, code_sha256=facts.code_sha256,
                                             submitted=job.submitted, submitted_from=job.submitted_from)
         write_atomic(code_path(outdir, job.student), facts.code)
-    # While the workers grade, at the lowest priority: nbgrader's import for the gradebook (and what comparing code
-    # imports), then the similarity report, which depends on the notebooks' code only (written; its failure leaves
-    # it to be written at the end). It may go on while the outputs are written, up to the summary, which shows it.
+    # While the workers grade, at the lowest priority: nbgrader's import, the gradebook's tables and grade cells
+    # (no result needed), what comparing code imports, then the similarity report, which depends on the notebooks'
+    # code only (written; its failure leaves it to be written at the end). It may go on while the outputs are
+    # written, up to the summary, which shows it.
     students, compared = [job.student for job in found.jobs], []
-    nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)),
-                                       warm=similarity_imports if len(students) > 1 else None)
+    warm = [lambda: outputs.prepare_gradebook(gradebook_url(config.db_url, outdir), assignment)]
+    if len(students) > 1:
+        warm.append(similarity_imports)
+    nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)), warm=warm)
     zygote_ready()  # or SandboxError, with the zygote's own words: no notebook could be graded
     for student in reused:
         finished(student, report.results[student])

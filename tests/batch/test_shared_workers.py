@@ -101,3 +101,19 @@ def test_a_batch_that_reuses_every_result_starts_no_worker_and_no_zygote(release
     monkeypatch.setattr(pool.SharedZygote, "control", refused)
     report = run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "out"), workers=1))
     assert report.reused == 2 and report.graded == 0
+
+
+def test_the_command_starts_the_workers_early_only_when_every_notebook_will_be_graded(released, tmp_path, monkeypatch):
+    """`seqgrade batch` into a new output folder starts the forkserver and the zygote right after finding the
+    notebooks (beside its own start-up); a second run, with results to reuse, starts them only if it grades."""
+    from grader.cli import main
+
+    started = []
+    real = pool.start_early
+    monkeypatch.setattr(pool, "start_early", lambda assignment: started.append(assignment) or real(assignment))
+    folder = _folder(tmp_path, released[1], 2)
+    command = ["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"), "--workers", "1"]
+    assert main(command) == 0 and started == ["sequence_models"]
+    first = _totals(tmp_path / "out")
+    assert main(command) == 0 and started == ["sequence_models"]  # everything reused: nothing started
+    assert _totals(tmp_path / "out") == first and {s for s, _ in first.values()} == {"graded"}
