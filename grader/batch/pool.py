@@ -28,15 +28,20 @@ class SharedZygote:
 
     def __init__(self):
         self._zygote = None
+        self._unavailable = False
 
-    def control(self) -> socket.socket:
-        """The control socket each worker gets a copy of (SOCK_SEQPACKET: one message per request)."""
-        if self._zygote is None:
+    def control(self) -> socket.socket | None:
+        """The control socket each worker gets a copy of (SOCK_SEQPACKET: one message per request); None where
+        this system has no such sockets (each worker then starts its own zygote)."""
+        if self._zygote is None and not self._unavailable:
             from grader.sandbox.jails import Zygote
             from grader.sandbox.launch import launch_zygote
 
-            self._zygote = Zygote(launched=launch_zygote(shared=True))
-        return self._zygote.control
+            try:
+                self._zygote = Zygote(launched=launch_zygote(shared=True))
+            except OSError:  # no SOCK_SEQPACKET for Unix sockets here
+                self._unavailable = True
+        return self._zygote.control if self._zygote is not None else None
 
     def wait_ready(self) -> None:
         """Return once it has started, or raise SandboxError with its own words (then nothing can be graded)."""

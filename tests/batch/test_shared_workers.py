@@ -117,3 +117,22 @@ def test_the_command_starts_the_workers_early_only_when_every_notebook_will_be_g
     first = _totals(tmp_path / "out")
     assert main(command) == 0 and started == ["sequence_models"]  # everything reused: nothing started
     assert _totals(tmp_path / "out") == first and {s for s, _ in first.values()} == {"graded"}
+
+
+def test_without_sockets_that_keep_messages_apart_each_worker_starts_its_own_zygote(released, tmp_path, monkeypatch):
+    """Where a Unix socket cannot be SOCK_SEQPACKET, the workers cannot share a control socket: each one starts
+    a zygote of its own, as a Dask worker does, and the batch grades as before."""
+    from grader.sandbox import launch
+
+    real = launch.launch_zygote
+
+    def no_seqpacket(shared=False):
+        if shared:
+            raise OSError(93, "Protocol not supported")
+        return real()
+
+    monkeypatch.setattr(launch, "launch_zygote", no_seqpacket)
+    seen = []
+    run_batch(BatchConfig(str(_folder(tmp_path, released[1], 2)), "sequence_models", str(tmp_path / "out"), workers=1),
+              progress=lambda *a: seen.append(len(_zygotes_of(os.getpid()))))
+    assert seen == [1, 1] and {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}
