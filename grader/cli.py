@@ -241,17 +241,22 @@ def cmd_batch(args, console: Console) -> int:
         if zygote is not None:
             zygote.close()
         raise
-    _say_what_is_not_hidden(limits)
-    config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
-                         workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
-                         gradescope=args.gradescope, limits=limits, lms=args.lms or "", late_policy=args.late_policy,
-                         extensions=args.extensions, file_times=args.file_times)
+    try:
+        _say_what_is_not_hidden(limits)
+        config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
+                             workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
+                             gradescope=args.gradescope, limits=limits, lms=args.lms or "", late_policy=args.late_policy,
+                             extensions=args.extensions, file_times=args.file_times)
 
-    def phase(text: str) -> None:
-        console.print(text, markup=False, highlight=False)
+        def phase(text: str) -> None:
+            console.print(text, markup=False, highlight=False)
 
-    with batch_progress(console, total) as progress:
-        report = run_batch(config, progress=progress, phase=phase, found=found, zygote=zygote)  # the archive, unpacked once
+        with batch_progress(console, total) as progress:
+            report = run_batch(config, progress=progress, phase=phase, found=found, zygote=zygote)  # the archive, unpacked once
+    except BaseException:
+        if zygote is not None:  # run_batch ends it too (a second close does nothing), unless it never started
+            zygote.close()
+        raise
     print_batch_summary(console, report, Path(args.out))
     return EXIT_OK
 

@@ -59,7 +59,8 @@ def _sandbox_processes() -> list[str]:
         except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, IndexError):
             continue
         if uid in SANDBOX_UIDS or (b"grader.jail.zygote" in cmd and ppid != os.getpid()):
-            found.append(pid)
+            command = cmd[:80].replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{pid} (uid {uid}, parent {ppid}: {command})")  # what it was, if one is left
     return found
 
 

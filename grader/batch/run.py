@@ -83,12 +83,17 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     ``found``: the submissions as the caller already discovered them (an archive is unpacked once); the
     batch removes what discovering unpacked when it ends. ``zygote``: the one its own workers share, started
     early by the caller (grader.batch.pool.start_early); the batch ends it."""
-    assignment = get_outline(config.assignment)  # the workers load the checks; this process only writes outputs
-    if config.lms and config.lms not in LMS_FORMATS:
-        raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
-    check_storable_db_url(config.db_url)
-    if found is None:
-        found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
+    try:
+        assignment = get_outline(config.assignment)  # the workers load the checks; this process only writes outputs
+        if config.lms and config.lms not in LMS_FORMATS:
+            raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
+        check_storable_db_url(config.db_url)
+        if found is None:
+            found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
+    except BaseException:
+        if zygote is not None:
+            zygote.close()
+        raise
     client = workers = None
     try:
         window = config.workers or default_workers()

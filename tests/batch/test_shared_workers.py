@@ -26,8 +26,9 @@ def _processes() -> dict[int, tuple[int, str]]:
     return found
 
 
-def _zygotes_of(root: int) -> list[int]:
-    """The zygotes among ``root``'s descendants (not their forked jails, whose command line is the same)."""
+def _zygotes_of(root: int, besides=()) -> list[int]:
+    """The zygotes among ``root``'s descendants (not their forked jails, whose command line is the same), but
+    those in ``besides`` (this test process's own, which other tests keep for the session)."""
     procs = _processes()
 
     def descends(pid: int) -> bool:
@@ -39,7 +40,7 @@ def _zygotes_of(root: int) -> list[int]:
             pid = procs.get(pid, (0, ""))[0]
         return False
 
-    return [pid for pid, (ppid, cmd) in procs.items() if "grader.jail.zygote" in cmd
+    return [pid for pid, (ppid, cmd) in procs.items() if "grader.jail.zygote" in cmd and pid not in besides
             and "grader.jail.zygote" not in procs.get(ppid, (0, ""))[1] and descends(pid)]
 
 
@@ -57,9 +58,9 @@ def _totals(out) -> dict[str, tuple]:
 
 
 def test_two_workers_ask_one_zygote_for_their_jails(released, tmp_path):
-    seen = []
+    seen, before = [], _zygotes_of(os.getpid())
     run_batch(BatchConfig(str(_folder(tmp_path, released[1], 4)), "sequence_models", str(tmp_path / "out"), workers=2),
-              progress=lambda *a: seen.append(_zygotes_of(os.getpid())))
+              progress=lambda *a: seen.append(_zygotes_of(os.getpid(), before)))
     assert len(seen) == 4 and all(len(z) == 1 for z in seen), seen  # one for both workers, all along
     assert {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}
 
@@ -67,11 +68,11 @@ def test_two_workers_ask_one_zygote_for_their_jails(released, tmp_path):
 def test_a_worker_that_finds_the_shared_zygote_gone_grades_on_with_one_of_its_own(released, tmp_path):
     folder = _folder(tmp_path, released[1], 3)
     run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "plain"), workers=1))
-    killed = []
+    killed, before = [], _zygotes_of(os.getpid())
 
     def kill_the_zygote(*args):
         if not killed:
-            (zygote,) = _zygotes_of(os.getpid())
+            (zygote,) = _zygotes_of(os.getpid(), before)
             os.kill(zygote, signal.SIGKILL)  # the zygote alone: a jail already running goes on
             killed.append(zygote)
 
@@ -132,7 +133,7 @@ def test_without_sockets_that_keep_messages_apart_each_worker_starts_its_own_zyg
         return real()
 
     monkeypatch.setattr(launch, "launch_zygote", no_seqpacket)
-    seen = []
+    seen, before = [], _zygotes_of(os.getpid())
     run_batch(BatchConfig(str(_folder(tmp_path, released[1], 2)), "sequence_models", str(tmp_path / "out"), workers=1),
-              progress=lambda *a: seen.append(len(_zygotes_of(os.getpid()))))
+              progress=lambda *a: seen.append(len(_zygotes_of(os.getpid(), before))))
     assert seen == [1, 1] and {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}
