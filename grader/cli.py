@@ -236,12 +236,6 @@ def cmd_batch(args, console: Console) -> int:
         from grader.batch.summary import print_batch_summary
 
         get_outline(args.assignment)
-    except BaseException:
-        found.cleanup()
-        if zygote is not None:
-            zygote.close()
-        raise
-    try:
         _say_what_is_not_hidden(limits)
         config = BatchConfig(submissions=args.submissions, assignment=args.assignment, outdir=args.out,
                              workers=args.workers or 0, scheduler=args.scheduler, db_url=args.db,
@@ -253,8 +247,9 @@ def cmd_batch(args, console: Console) -> int:
 
         with batch_progress(console, total) as progress:
             report = run_batch(config, progress=progress, phase=phase, found=found, zygote=zygote)  # the archive, unpacked once
-    except BaseException:
-        if zygote is not None:  # run_batch ends it too (a second close does nothing), unless it never started
+    except BaseException:  # run_batch, once it runs, removes the unpacked archive and ends the zygote itself; doing
+        found.cleanup()  # either again does nothing, so this covers every way out before run_batch too
+        if zygote is not None:
             zygote.close()
         raise
     print_batch_summary(console, report, Path(args.out))

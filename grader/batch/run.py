@@ -215,7 +215,6 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             phase(f"comparing the code of {len(students)} notebooks (similarity)")
             write_similarity(outdir, assignment, students)
 
-    nbgrader_import.nbgrader_imported()
     write_record(outdir, record)
     report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase, similarity_written)
     report.seconds = time.monotonic() - start
