@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from grader.fsutil import write_atomic
 
+from .copydetect_utils import copydetect_utils
 from .deadcode import blank_dead
 from .identity import file_stem
 
@@ -116,7 +117,8 @@ class Fingerprint:
     some fingerprint)."""
 
     def __init__(self, code: str, settings: Settings, boilerplate: frozenset = frozenset()):
-        from copydetect.utils import filter_code, get_token_coverage, winnow
+        utils = copydetect_utils()
+        filter_code, get_token_coverage, winnow = utils.filter_code, utils.get_token_coverage, utils.winnow
 
         self.raw_code = code
         self.k = settings.noise
@@ -152,8 +154,7 @@ def kgram_hashes(text: str, k: int) -> np.ndarray:
 def boilerplate_hashes(release: str | Sequence[str], settings: Settings) -> frozenset:
     """Every k-gram hash of the code the course gave (the released notebook's code, its text's code blocks,
     the files released with it), as written and with its dead statements blanked out (a stub's docstring)."""
-    from copydetect.utils import filter_code
-
+    filter_code = copydetect_utils().filter_code
     pieces = [release] if isinstance(release, str) else list(release)
     return frozenset(h for piece in pieces for text in {piece, blank_dead(piece)}
                      for h in kgram_hashes(filter_code(text, "release.py", "python")[0], settings.noise).tolist())
@@ -164,8 +165,8 @@ def compare(first: Fingerprint, second: Fingerprint, min_run: int = 0):
     least ``min_run`` filtered characters: (shared filtered characters of ``first``, (share of first, share
     of second), (slices of first, slices of second) in the code)."""
     import numpy as np
-    from copydetect.utils import get_copied_slices
 
+    get_copied_slices = copydetect_utils().get_copied_slices
     empty = np.zeros((2, 0), int)
     both = first.hashes & second.hashes
     if not both:
@@ -254,9 +255,7 @@ def release_code(assignment) -> str:
 def similarity_imports() -> None:
     """Import what comparing code needs (numpy, copydetect, the Python lexer Pygments loads on first use), so
     that a thread can import it before the report is made beside other work (grader.batch.nbgrader_import)."""
-    from copydetect.utils import filter_code
-
-    filter_code("x = 1\n", "warm.py", "python")
+    copydetect_utils().filter_code("x = 1\n", "warm.py", "python")
 
 
 def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:

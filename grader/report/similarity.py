@@ -29,7 +29,9 @@ def thresholds_text(settings) -> str:
 
 def pair_page(assignment: str, pair, codes: dict, slices: tuple) -> str:
     """Two students' code side by side, the passages they share marked."""
-    from copydetect.utils import highlight_overlap
+    from grader.batch.copydetect_utils import copydetect_utils
+
+    highlight_overlap = copydetect_utils().highlight_overlap
 
     columns = []
     for student, share, cut in ((pair.a, pair.share_a, slices[0]), (pair.b, pair.share_b, slices[1])):
