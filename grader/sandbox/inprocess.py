@@ -29,6 +29,27 @@ def _cross(message: dict, values: dict) -> tuple[dict, dict]:
     return decode_frame(encode_message(message, values))  # what would cross the boundary
 
 
+# What the request being answered serves its stand-ins with: (handlers, log, allowance, refusals), innermost
+# last. The student's code reaches them through the one function ``_ask``, so its stubs are made once per
+# process (grader.jail.invoke caches a stub per asking function; one per request made a class per call).
+_ANSWERING: list[tuple] = []
+
+
+def _ask(name, kind, args, cotangent):
+    if not _ANSWERING:
+        raise RuntimeError(f"{name} was called after the call it was given to had returned")
+    stand_ins, log, allowance, stopped = _ANSWERING[-1]
+    try:
+        reply, reply_values = _cross(*serve_helper(stand_ins, *_cross(
+            {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log, allowance))
+    except StudentOverspent as exc:  # the student's code could catch it here: it is raised again by _request
+        stopped.append(exc)
+        raise
+    if not reply.get("ok"):
+        invoke.raise_helper_error(reply.get("error"))
+    return reply_values.get("value")
+
+
 class InProcess(ObjectCalls):
     def __init__(self, namespace: dict):
         self.ns = namespace
@@ -43,19 +64,11 @@ class InProcess(ObjectCalls):
     def _request(self, request: dict, values: dict, stand_ins: Mapping[str, StandInHandler] | None = None,
                  log: list[Served] | None = None, allowance: CallAllowance | None = None) -> tuple[dict, dict]:
         stopped: list[StudentOverspent] = []
-
-        def ask(name, kind, args, cotangent):
-            try:
-                reply, reply_values = _cross(*serve_helper(stand_ins or {}, *_cross(
-                    {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log, allowance))
-            except StudentOverspent as exc:  # the student's code could catch it here: it is raised again below
-                stopped.append(exc)
-                raise
-            if not reply.get("ok"):
-                invoke.raise_helper_error(reply.get("error"))
-            return reply_values.get("value")
-
-        answer = _cross(*invoke.handle(self.ns, *_cross(request, values), ask))
+        _ANSWERING.append((stand_ins or {}, log, allowance, stopped))
+        try:
+            answer = _cross(*invoke.handle(self.ns, *_cross(request, values), _ask))
+        finally:
+            _ANSWERING.pop()
         if stopped:
             raise overspent(str(request.get("name")), stopped[0].message)
         return answer
