@@ -281,7 +281,7 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
     link = lambda p: pair_name(file_stem(p.a), file_stem(p.b))  # noqa: E731
     pages = set()
     for pair in report.pairs:
-        write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices[pair]))
+        write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices[pair], copydetect_utils().highlight_overlap))
         pages.add(link(pair))
     for old in folder.glob("pairs/*.html"):  # pairs no longer flagged
         if f"pairs/{old.name}" not in pages:

@@ -27,12 +27,9 @@ def thresholds_text(settings) -> str:
             f"{settings.min_shared} or more tokenized characters in all; a cluster is students linked by listed pairs")
 
 
-def pair_page(assignment: str, pair, codes: dict, slices: tuple) -> str:
-    """Two students' code side by side, the passages they share marked."""
-    from grader.batch.copydetect_utils import copydetect_utils
-
-    highlight_overlap = copydetect_utils().highlight_overlap
-
+def pair_page(assignment: str, pair, codes: dict, slices: tuple, highlight_overlap) -> str:
+    """Two students' code side by side, the passages they share marked (``highlight_overlap``: copydetect's,
+    grader.batch.copydetect_utils)."""
     columns = []
     for student, share, cut in ((pair.a, pair.share_a, slices[0]), (pair.b, pair.share_b, slices[1])):
         code = codes[student]
