@@ -60,7 +60,7 @@ class Grader:
     zygote's control socket, grader.batch.pool.SharedZygote)."""
 
     def __init__(self, limits: Limits = Limits(), *, backend: str = "sandbox", slot: int = 0, hide: Sequence[str] = (),
-                 launched=None, rootless: bool = False, shared_zygote=None):
+                 launched=None, rootless: bool = False, shared_zygote=None, cpu_index: int | None = None):
         if backend not in ("sandbox", "inprocess"):
             raise UsageError(f"unknown backend {backend!r}")
         # The modules imported by now (torch, the checks) live as long as the process: keep the collector
@@ -69,6 +69,7 @@ class Grader:
         self.limits, self.backend = limits, backend
         self._zygote = None
         self._slot, self._hide = slot, tuple(hide)
+        self._cpu_index = cpu_index  # which CPU its notebooks are graded on (grader.sandbox.cpus.cpu_for)
         if backend == "sandbox":
             from grader.sandbox.jails import Zygote, check_isolation
             check_isolation(limits.isolation, rootless=rootless)
@@ -135,17 +136,21 @@ class Grader:
             exercises = grade_exercises(target, student, missing_explainer(submission, reports))
         else:
             from grader.sandbox.client import Session
+            from grader.sandbox.cpus import cpu_for, pinned
+
+            self._zygote.cpu = cpu = cpu_for(self._cpu_index)  # this thread and its jail take turns: one CPU
             session = Session(self._zygote, submission.cells, self.limits, target.modules, target.call_budgets)
-            try:
+            with pinned(cpu):
                 try:
-                    session.open()
-                except StudentAborted as exc:
-                    exercises = _all_checks(target, exc.status, f"the notebook could not be run: {exc.message}", exc.kind)
-                else:
-                    exercises = grade_exercises(target, session, missing_explainer(submission, session.reports()))
-                reports = session.reports()
-            finally:
-                session.close()
+                    try:
+                        session.open()
+                    except StudentAborted as exc:
+                        exercises = _all_checks(target, exc.status, f"the notebook could not be run: {exc.message}", exc.kind)
+                    else:
+                        exercises = grade_exercises(target, session, missing_explainer(submission, session.reports()))
+                    reports = session.reports()
+                finally:
+                    session.close()
         return NotebookResult(assignment=target.id, notebook=name, status="graded", exercises=exercises,
                               reason="; ".join(submission.notes), max_score=target.max_score, cells=tuple(reports))
 

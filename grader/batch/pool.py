@@ -79,7 +79,8 @@ def local_workers(n: int, assignment: str | None = None, zygote: SharedZygote | 
     forkserver too. ``zygote``: the one every worker asks for jails (None: each starts its own).
 
     Each worker takes this process's environment as it is when the pool is made (a forked worker would
-    otherwise have the forkserver's, from when it started)."""
+    otherwise have the forkserver's, from when it started), and a number of its own in the pool: the workers
+    grade on different CPUs, each with its jails (grader.sandbox.cpus)."""
     context = _forkserver(assignment)
-    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=context, initializer=start_worker,
-                                                       initargs=(dict(os.environ), zygote.control() if zygote else None)))
+    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=context, initializer=start_worker, initargs=(
+        dict(os.environ), zygote.control() if zygote else None, context.Value("i", 0))))

@@ -16,6 +16,7 @@ from grader.version import __version__
 _GRADER = None
 _GRADER_KEY = None
 _SHARED_ZYGOTE = None  # the control socket of the batch's own zygote, which serves all its local workers
+_CPU_INDEX = None  # this worker's number in its pool: which CPU it grades on (grader.sandbox.cpus.cpu_for)
 
 
 def cache_key(notebook_bytes: bytes, assignment: str, limits: Limits) -> str:
@@ -26,19 +27,25 @@ def cache_key(notebook_bytes: bytes, assignment: str, limits: Limits) -> str:
     return h.hexdigest()
 
 
-def start_worker(environ: dict | None = None, shared_zygote=None) -> None:
+def start_worker(environ: dict | None = None, shared_zygote=None, numbering=None) -> None:
     """Run in each of the batch's own worker processes as it starts (grader.batch.pool; not in a Dask worker).
     Such a worker is forked from a forkserver and ends with os._exit (no exit handler runs, and torch's modules
     are not torn down one by one).
 
     - ``environ``: the batch's environment now (a forked worker has the forkserver's, from when it started).
     - ``shared_zygote``: the control socket of the zygote the batch started for all its workers, so that
-      each worker does not start (and import torch in) one of its own; None: each starts its own."""
-    global _SHARED_ZYGOTE
+      each worker does not start (and import torch in) one of its own; None: each starts its own.
+    - ``numbering``: a shared counter (multiprocessing.Value) that gives each worker of the pool its own
+      number, so that the workers grade on different CPUs (grader.sandbox.cpus); None: each grades on the
+      CPU it runs on."""
+    global _SHARED_ZYGOTE, _CPU_INDEX
     if environ is not None:
         os.environ.clear()
         os.environ.update(environ)
     _SHARED_ZYGOTE = shared_zygote
+    if numbering is not None:
+        with numbering.get_lock():
+            _CPU_INDEX, numbering.value = numbering.value, numbering.value + 1
 
 
 def _grader(limits: Limits, hide: tuple[str, ...], backend: str, renew: bool = False):
@@ -62,7 +69,7 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str, renew: bool = F
         if _GRADER is not None:
             _GRADER.close()
         _GRADER = Grader(limits, backend=backend, slot=os.getpid() % 5000, hide=hide, launched=launched,
-                         shared_zygote=shared)
+                         shared_zygote=shared, cpu_index=_CPU_INDEX)
         _GRADER_KEY = key
         atexit.register(_GRADER.close)
     _GRADER.set_hidden(hide)
