@@ -203,12 +203,15 @@ def _opened_gradebook(db_url: str, assignment: Assignment):
 
 
 def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str, NotebookResult], set_aside: dict) -> None:
+    # A grade's name is its cell's (an association proxy that loads the cell, one query per grade): read the
+    # names of the notebook's grade cells once, and find each grade's by the cell id the grade row holds.
+    cell_names = {cell.id: cell.name for cell in gb.find_notebook(notebook, assignment.id).grade_cells}
     for student in sorted(results):
         r = results[student]
         gb.update_or_create_student(student)
         gb.update_or_create_submission(assignment.id, student)
         submitted = gb.find_submission_notebook(notebook, assignment.id, student)
-        grades = {g.name: g for g in submitted.grades}  # one query for all of them, not one per cell
+        grades = {cell_names[g.cell_id]: g for g in submitted.grades}  # one query for all of them
         for e in r.exercises:
             ex = assignment.exercise(e.id)
             cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
