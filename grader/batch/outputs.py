@@ -206,6 +206,11 @@ def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str
     # A grade's name is its cell's (an association proxy that loads the cell, one query per grade): read the
     # names of the notebook's grade cells once, and find each grade's by the cell id the grade row holds.
     cell_names = {cell.id: cell.name for cell in gb.find_notebook(notebook, assignment.id).grade_cells}
+    # nbgrader commits once a student (add_student, add_submission); by default each commit expires every object
+    # the session holds, and the next student's add_submission reads the assignment, its notebook and its cells
+    # again. Kept instead: those only seqgrade writes (a TA's formgrader writes grades), and each student's grades
+    # are still read at that student's turn, after the commit that made them.
+    gb.db.registry().expire_on_commit = False
     for student in sorted(results):
         r = results[student]
         gb.update_or_create_student(student)
