@@ -95,6 +95,18 @@ def fix_mmap_threshold(size: int) -> bool:
         return False
 
 
+def release_free_memory() -> bool:
+    """glibc: give the heap's free memory back to the system (malloc_trim), so that what is allocated next is
+    made resident anew (and shows in a high-water mark) instead of reusing pages freed earlier, which are still
+    resident. False where not glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim(0)
+        return True
+    except (OSError, AttributeError):
+        return False
+
+
 def set_rlimits(limits, cpu_s: int, uid: int) -> None:
     """The address-space limit is what is mapped now (numpy, torch) plus the budget, so an oversized
     allocation fails at once with MemoryError, the same way every time, instead of racing a kill.

@@ -19,7 +19,7 @@ from grader.checking.calls import (
 from grader.checking.objectcalls import ObjectCalls
 from grader.jail import execute, invoke
 from grader.jail.codec import decode_frame, encode_message
-from grader.jail.isolation import fix_mmap_threshold
+from grader.jail.isolation import fix_mmap_threshold, release_free_memory
 
 from .procfs import PeakMemory
 from .replies import to_reply
@@ -90,6 +90,9 @@ class InProcess(ObjectCalls):
         log: list[Served] = []
         if measure_memory:
             fix_mmap_threshold(128 * 1024)  # as in the sandbox: freed blocks leave, so the peak is what was live
+            # Memory this process freed before (other work of the same kernel or test process) is still resident:
+            # given back now, so that the call's allocations raise the high-water mark rather than reuse it.
+            release_free_memory()
         peak = PeakMemory("self") if measure_memory else None
         # No CPU budget in-process (nothing is timed here), but a stand-in's size is bounded all the same.
         allowance = CallAllowance.for_call(list(args), float("inf"))
