@@ -121,7 +121,7 @@ def _grade_here(args, limits: Limits, path: Path):
             import torch
 
             from .grading import Grader  # and torch, numpy, the checks
-        torch.set_num_threads(1)  # as in a batch worker and the server: the sandbox gets the other core
+        torch.set_num_threads(1)  # as in a batch worker and the server: one thread, which its jail takes turns with
         with Grader(limits, backend=args.backend, launched=launched) as grader:
             return grader.grade(path, args.assignment)
     finally:

@@ -52,7 +52,7 @@ class _Server:
             import torch
 
             from grader.grading import Grader  # and torch, numpy, the checks
-        torch.set_num_threads(1)  # as a cold `seqgrade grade` and a batch worker: the sandbox gets the other core
+        torch.set_num_threads(1)  # as a cold `seqgrade grade` and a batch worker: one thread, which its jail takes turns with
         self._grader_class = Grader
         self.identity = code_identity()
         self.since = time.time()
