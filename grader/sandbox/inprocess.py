@@ -3,6 +3,7 @@ run in the student's kernel) and the benchmark's lower bound. Data still crosses
 see exactly what they would see from the sandbox, stand-in calls included."""
 from __future__ import annotations
 
+import threading
 from typing import Mapping, Sequence
 
 from grader.checking.allowance import CallAllowance
@@ -29,16 +30,23 @@ def _cross(message: dict, values: dict) -> tuple[dict, dict]:
     return decode_frame(encode_message(message, values))  # what would cross the boundary
 
 
-# What the request being answered serves its stand-ins with: (handlers, log, allowance, refusals), innermost
-# last. The student's code reaches them through the one function ``_ask``, so its stubs are made once per
-# process (grader.jail.invoke caches a stub per asking function; one per request made a class per call).
-_ANSWERING: list[tuple] = []
+# What the request being answered in this thread serves its stand-ins with: (handlers, log, allowance,
+# refusals), innermost last. The student's code reaches them through the one function ``_ask``, so its stubs
+# are made once per process (grader.jail.invoke caches a stub per asking function; one per request made a
+# class per call).
+_ANSWERING = threading.local()
+
+
+def _answering() -> list[tuple]:
+    if not hasattr(_ANSWERING, "stack"):
+        _ANSWERING.stack = []
+    return _ANSWERING.stack
 
 
 def _ask(name, kind, args, cotangent):
-    if not _ANSWERING:
+    if not _answering():
         raise RuntimeError(f"{name} was called after the call it was given to had returned")
-    stand_ins, log, allowance, stopped = _ANSWERING[-1]
+    stand_ins, log, allowance, stopped = _answering()[-1]
     try:
         reply, reply_values = _cross(*serve_helper(stand_ins, *_cross(
             {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log, allowance))
@@ -64,11 +72,11 @@ class InProcess(ObjectCalls):
     def _request(self, request: dict, values: dict, stand_ins: Mapping[str, StandInHandler] | None = None,
                  log: list[Served] | None = None, allowance: CallAllowance | None = None) -> tuple[dict, dict]:
         stopped: list[StudentOverspent] = []
-        _ANSWERING.append((stand_ins or {}, log, allowance, stopped))
+        _answering().append((stand_ins or {}, log, allowance, stopped))
         try:
             answer = _cross(*invoke.handle(self.ns, *_cross(request, values), _ask))
         finally:
-            _ANSWERING.pop()
+            _answering().pop()
         if stopped:
             raise overspent(str(request.get("name")), stopped[0].message)
         return answer
