@@ -40,8 +40,16 @@ def _zygotes_of(root: int, besides=()) -> list[int]:
             pid = procs.get(pid, (0, ""))[0]
         return False
 
+    # A zygote's parent is a live grading process. A jail's processes share the zygote's command line; one whose
+    # parent has just exited (a zombie, whose command line reads empty) while it is itself still ending must
+    # not count: a jail's ending runs on its worker's CPU (grader.sandbox.cpus), so a snapshot taken right after
+    # a notebook is graded can catch one.
+    def parent_is_grader(ppid: int) -> bool:
+        command = procs.get(ppid, (0, ""))[1]
+        return bool(command.strip()) and "grader.jail.zygote" not in command
+
     return [pid for pid, (ppid, cmd) in procs.items() if "grader.jail.zygote" in cmd and pid not in besides
-            and "grader.jail.zygote" not in procs.get(ppid, (0, ""))[1] and descends(pid)]
+            and parent_is_grader(ppid) and descends(pid)]
 
 
 def _folder(tmp_path, notebook, count: int):
@@ -57,10 +65,27 @@ def _totals(out) -> dict[str, tuple]:
             for p in sorted((out / "results").glob("*.json"))}
 
 
+def _described(pids) -> dict:
+    """pid -> its command line and those of its ancestors, for a failure message."""
+    procs, found = _processes(), {}
+    for pid in pids:
+        chain, at = [], pid
+        while at in procs and len(chain) < 6:
+            chain.append((at, procs[at][1][:90]))
+            at = procs[at][0]
+        found[pid] = chain
+    return found
+
+
 def test_two_workers_ask_one_zygote_for_their_jails(released, tmp_path):
     seen, before = [], _zygotes_of(os.getpid())
+
+    def note(*args):
+        found = _zygotes_of(os.getpid(), before)
+        seen.append(found if len(found) == 1 else _described(found))
+
     run_batch(BatchConfig(str(_folder(tmp_path, released[1], 4)), "sequence_models", str(tmp_path / "out"), workers=2),
-              progress=lambda *a: seen.append(_zygotes_of(os.getpid(), before)))
+              progress=note)
     assert len(seen) == 4 and all(len(z) == 1 for z in seen), seen  # one for both workers, all along
     assert {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}
 
@@ -76,7 +101,7 @@ def test_a_worker_that_finds_the_shared_zygote_gone_grades_on_with_one_of_its_ow
             # full-suite run once found two zygotes descending from this process here: say which if it recurs.
             procs = _processes()
             found = [pid for pid in _zygotes_of(os.getpid(), before) if procs.get(pid, (0, ""))[0] == os.getpid()]
-            assert len(found) == 1, {pid: procs.get(pid) for pid in _zygotes_of(os.getpid(), before)}
+            assert len(found) == 1, _described(_zygotes_of(os.getpid(), before))
             os.kill(found[0], signal.SIGKILL)  # the zygote alone: a jail already running goes on
             killed.append(found[0])
 
