@@ -36,19 +36,20 @@ def one_round(cpu_grader, cpu_jail, calls: int, args) -> tuple[float, float, flo
     from grader.sandbox.jails import Zygote
 
     with Zygote(slot=16) as zygote:
-        zygote.cpu = cpu_jail
-        with cpus.pinned(cpu_grader):
-            session = Session(zygote, CELLS, Limits(submission_timeout_s=600, call_timeout_s=60))
-            try:
-                session.call("f", args)  # starts the jail, warms the function
+        session = Session(zygote, CELLS, Limits(submission_timeout_s=600, call_timeout_s=60))
+        try:
+            with cpus.pinned(cpu_jail):  # a jail runs where the thread that starts it may run
+                session.open()
+            with cpus.pinned(cpu_grader):
+                session.call("f", args)  # warms the function
                 jail_before = procfs.tree_cpu_seconds(session.pgid)
                 cpu, wall = time.thread_time(), time.perf_counter()
                 for _ in range(calls):
                     session.call("f", args)
                 cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
                 jail = procfs.tree_cpu_seconds(session.pgid) - jail_before
-            finally:
-                session.close()
+        finally:
+            session.close()
     return cpu / calls, jail / calls, wall / calls
 
 

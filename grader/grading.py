@@ -138,7 +138,7 @@ class Grader:
             from grader.sandbox.client import Session
             from grader.sandbox.cpus import cpu_for, pinned
 
-            self._zygote.cpu = cpu = cpu_for(self._cpu_index)  # this thread and its jail take turns: one CPU
+            cpu = cpu_for(self._cpu_index)  # this thread and its jails take turns: one CPU (they are spawned from it)
             session = Session(self._zygote, submission.cells, self.limits, target.modules, target.call_budgets)
             with pinned(cpu):
                 try:

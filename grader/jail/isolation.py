@@ -100,8 +100,7 @@ def release_free_memory() -> bool:
     made resident anew (and shows in a high-water mark) instead of reusing pages freed earlier, which are still
     resident. False where not glibc."""
     try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.malloc_trim(0)
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
         return True
     except (OSError, AttributeError):
         return False

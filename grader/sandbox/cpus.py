@@ -6,7 +6,8 @@ different CPUs, each message wakes a process on another CPU, which costs an inte
 virtual machine, an exit to the hypervisor). On the 2-core machine we measure on, a call carrying four small
 tensors costs 118 us of the grader's CPU and 100 us of the jail's on one CPU, 142 and 125 on two
 (benchmarks/round_trip.py). So while it grades a notebook, the grading thread keeps to one CPU, and the
-zygote puts the jail on the same one (grader.jail.isolation.pin_cpus; every process of the jail inherits
+zygote puts its jails on the same one: a jail runs where the thread that asks for it may run
+(grader.sandbox.jails.Zygote.spawn, grader.jail.isolation.pin_cpus; every process of the jail inherits
 it). Only where the work runs changes: CPU time is counted and limited as before, and a jail that keeps that
 CPU busy slows its own grading, not the batch's other workers. A batch gives its workers different CPUs
 (``cpu_for(index)``); a lone grader keeps to the CPU it is running on.

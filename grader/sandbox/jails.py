@@ -17,6 +17,7 @@ from grader.errors import SandboxError, SandboxUnavailable
 from grader.jail.limits import Limits
 
 from . import procfs
+from .cpus import allowed
 from .launch import launch_zygote
 
 PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
@@ -81,7 +82,6 @@ class Zygote:
     def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None,
                  shared: socket.socket | None = None):
         self.slot, self.rootless = slot, rootless
-        self.cpu: int | None = None  # the CPU each new jail runs on (grader.sandbox.cpus); None: any
         self.set_hidden(hide)
         if shared is not None:
             self.proc, self.control = None, shared
@@ -113,7 +113,7 @@ class Zygote:
         ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         uid = SANDBOX_UID + self.slot
         spec = {"limits": asdict(limits), "hide": self.hide, "uid": uid, "gid": uid,
-                "rootless": self.rootless, "cpus": [self.cpu] if self.cpu is not None else None}
+                "rootless": self.rootless, "cpus": allowed() or None}  # where the asking thread may run (grader.sandbox.cpus)
         self.control.settimeout(30)
         try:
             socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
