@@ -19,7 +19,7 @@ from grader.results import FLAG_WORDS, UNANSWERED_KIND, NotebookResult
 
 from .csvfile import csv_text
 from .identity import file_stem
-from .nbgrader_import import nbgrader_imported
+from .nbgrader_import import nbgrader_api, nbgrader_imported
 from .similarity import read_report
 
 
@@ -138,7 +138,7 @@ def alembic_head() -> str:
 def _create_empty_gradebook(db_url: str) -> None:
     """A new SQLite gradebook with nbgrader's tables and schema version, made without the alembic command."""
     nbgrader_imported()
-    from nbgrader.api import Base
+    Base = nbgrader_api().Base
     from sqlalchemy import create_engine, inspect, text
 
     engine = create_engine(db_url, future=True)
@@ -182,7 +182,7 @@ def _opened_gradebook(db_url: str, assignment: Assignment):
     import os
     import sys
 
-    from nbgrader.api import Gradebook
+    Gradebook = nbgrader_api().Gradebook
 
     # nbgrader runs the `alembic` command from PATH for a database it has to create (not a SQLite one,
     # which is created here); make sure this environment's own is found first.
@@ -252,7 +252,8 @@ def _points_sum(values) -> float:
 def read_gradebook_manual_scores(db_url: str, assignment: Assignment, students) -> dict[tuple[str, str], float]:
     """(student, manual question) -> the manual_score entered in nbgrader's formgrader, where one is set."""
     nbgrader_imported()
-    from nbgrader.api import Gradebook, MissingEntry
+    api = nbgrader_api()
+    Gradebook, MissingEntry = api.Gradebook, api.MissingEntry
 
     notebook = Path(assignment.notebook).stem
     found = {}

@@ -46,3 +46,58 @@ def test_a_step_of_the_background_thread_that_waits_for_nbgraders_import_does_no
     thread.join(timeout=60)  # nbgrader imports in about 2 s
     assert waited.is_set() and not thread.is_alive()
     nbgrader_import.background_done()
+
+
+_WRITE = """
+import json, sys
+{first}
+from grader.assignments.registry import get_outline
+from grader.batch import outputs
+from grader.results import NotebookResult
+results = {{s: NotebookResult.from_dict(r) for s, r in json.load(open(sys.argv[1])).items()}}
+outputs.write_gradebook("sqlite:///" + sys.argv[2], get_outline("sequence_models"), results)
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("nbgrader", "jupyter_server", "notebook_shim"))))
+"""
+
+
+def test_the_gradebook_is_written_without_nbgraders_package_init_and_holds_the_same_rows(released, tmp_path):
+    """A batch imports nbgrader's gradebook API (nbgrader.api) without nbgrader's __init__, which imports its
+    Jupyter server extensions (grader.batch.bare_import): nothing of that is loaded, and the gradebook holds the
+    same rows as one written where nbgrader was imported as usual."""
+    import subprocess
+    import sys
+
+    from grader.grading import Grader
+
+    with Grader() as grader:
+        result = grader.grade(released[1], "sequence_models").to_dict()
+    (tmp_path / "results.json").write_text(json.dumps({"ann": result, "bob": result}))
+    loaded = {}
+    for how, first in (("bare", ""), ("usual", "import nbgrader.api")):
+        done = subprocess.run([sys.executable, "-c", _WRITE.format(first=first), str(tmp_path / "results.json"),
+                               str(tmp_path / f"{how}.db")], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        loaded[how] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded["bare"] == [], loaded["bare"]  # nbgrader's package (and the server it extends) never imported
+    assert "nbgrader" in loaded["usual"] and "nbgrader.server_extensions" in loaded["usual"]
+    assert _rows(tmp_path / "bare.db") == _rows(tmp_path / "usual.db")
+    assert len(_rows(tmp_path / "bare.db")["grade"]) == 2 * len(get_outline("sequence_models").exercises)
+
+
+def test_the_gradebook_api_is_one_module_for_the_whole_process():
+    """Once a process has nbgrader's API, it keeps that module even after nbgrader itself is imported (two
+    copies of its tables' classes never mix in one process)."""
+    import subprocess
+    import sys
+
+    script = """
+import json, sys
+from grader.batch.nbgrader_import import nbgrader_api
+first = nbgrader_api()
+import nbgrader.api
+print(json.dumps([first.__name__, nbgrader_api() is first, first.__file__ == nbgrader.api.__file__]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    name, same, same_file = json.loads(done.stdout.strip().splitlines()[-1])
+    assert name == "_seqgrade_nbgrader.api" and same and same_file
