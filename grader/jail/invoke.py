@@ -129,8 +129,10 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
                 replacement = stubs[key]
             elif id(value) in by_object and value is originals[id(value)]:
                 replacement = by_object[id(value)]
+            elif not by_object or id(type(value)) in _HOLDS_NOTHING:
+                continue
             else:
-                replacement = _swap_captured(value, originals, by_object) if by_object else value
+                replacement = _swap_captured(value, originals, by_object)
             if replacement is not value:
                 undo.append((ns, key, value))
                 ns[key] = replacement
@@ -141,8 +143,7 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
         if by_object:
             for value in list(ns.values()):  # default arguments that captured the student's function
                 if isinstance(value, types.FunctionType):
-                    for attr in ("__defaults__", "__kwdefaults__"):
-                        defaults = getattr(value, attr)
+                    for attr, defaults in (("__defaults__", value.__defaults__), ("__kwdefaults__", value.__kwdefaults__)):
                         swapped = _swap_captured(defaults, originals, by_object) if defaults else defaults
                         if swapped is not defaults:
                             undo.append((value, attr, defaults))
@@ -160,6 +161,10 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
 
 
 _MISSING = object()
+# Types whose values _swap_captured always returns as they are (exactly these types, by identity, so that no
+# method of a student's own type runs here): most of a notebook's names are functions, modules and numbers.
+_HOLDS_NOTHING = frozenset(id(t) for t in (types.FunctionType, types.ModuleType, types.BuiltinFunctionType, type,
+                                            int, float, complex, bool, str, bytes, type(None)))
 
 
 def _swap_captured(value, originals: dict, stubs: dict):
