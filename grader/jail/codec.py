@@ -67,7 +67,7 @@ class _Encoder:
         self.size = 0
 
     def _array(self, arr: np.ndarray) -> int:
-        data = np.ascontiguousarray(arr).tobytes()  # C order; 0-d arrays stay 0-d through their shape
+        data = arr.tobytes()  # C order whatever the strides; a 0-d array stays 0-d through its shape
         self.arrays.append([arr.dtype.str, list(arr.shape), self.size])
         self.chunks.append(data)
         self.size += len(data)
@@ -78,6 +78,8 @@ class _Encoder:
             return {"t": "unsupported", "type": _type_name(value), "reason": "nested too deeply"}
         # Exact type tests: subclasses of int, str, list... are not trusted to behave like them.
         kind = type(value)
+        if kind is torch.Tensor:  # the most frequent value first (a Parameter is tested below)
+            return self._tensor(value)
         if value is None:
             return {"t": "none"}
         if kind is bool:
@@ -112,7 +114,7 @@ class _Encoder:
         dtype = _TORCH_NAMES.get(t.dtype)
         if dtype is None or t.is_sparse or t.numel() * t.element_size() > MAX_ARRAY_BYTES:
             return {"t": "unsupported", "type": f"Tensor[{t.dtype}]", "reason": "dtype, layout or size not allowed"}
-        data = t.detach()
+        data = t.detach() if t.requires_grad else t  # .numpy() refuses a tensor that requires grad
         if not data.is_cpu:
             data = data.to("cpu")
         if data.dtype is torch.bfloat16:  # numpy has no bfloat16: it travels as float32, exactly
