@@ -202,8 +202,11 @@ def _remove_stale_cgroups(parent: str) -> None:
                 pass
 
 
-def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[str]:
-    """Best effort (needs root and cgroup v1): put this process in fresh memory and pids cgroups."""
+def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[tuple[int, str]]:
+    """Best effort (needs root and cgroup v1): put this process in fresh memory and pids cgroups. Returns, for
+    each one joined, an open descriptor of its parent and its name, for :func:`leave_cgroups`: the monitor
+    leaves them once the jail has ended, when its jail's init has made the jail's root the root of the mount
+    namespace the two share, so that no path of the machine's (/sys/fs/cgroup) is reachable any more."""
     made = []
     for controller, files in (("memory", {"memory.limit_in_bytes": memory_bytes, "memory.swappiness": 0}),
                               ("pids", {"pids.max": pids})):
@@ -221,23 +224,35 @@ def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[str]:
                 except OSError:
                     if fname != "memory.swappiness":
                         raise
-            with open(os.path.join(d, "cgroup.procs"), "w") as f:
-                f.write(str(os.getpid()))
-            made.append(d)
+            held = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                    f.write(str(os.getpid()))
+            except OSError:
+                os.close(held)
+                raise
+            made.append((held, name))
         except OSError:
             continue
     return made
 
 
-def leave_cgroups(dirs: list[str]) -> None:
-    for d in dirs:
-        parent = os.path.dirname(d)
+def leave_cgroups(joined: list[tuple[int, str]]) -> None:
+    """Move this process back to each parent of ``joined`` and remove the cgroup it left (by descriptor: see
+    :func:`join_new_cgroups`). A cgroup that still holds a process stays, for the next jail's monitor to
+    remove (_remove_stale_cgroups)."""
+    for parent, name in joined:
         try:
-            with open(os.path.join(parent, "cgroup.procs"), "w") as f:
-                f.write(str(os.getpid()))
-            os.rmdir(d)
+            procs = os.open("cgroup.procs", os.O_WRONLY, dir_fd=parent)
+            try:
+                os.write(procs, str(os.getpid()).encode())
+            finally:
+                os.close(procs)
+            os.rmdir(name, dir_fd=parent)
         except OSError:
             pass
+        finally:
+            os.close(parent)
 
 
 def pin_cpus(cpus) -> None:

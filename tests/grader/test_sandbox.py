@@ -268,6 +268,25 @@ def test_an_oversized_allocation_fails_with_memory_error_every_time(zygote):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox makes cgroups only when seqgrade runs as root")
+def test_a_jails_cgroups_are_removed_by_its_monitor_when_it_ends(zygote):
+    """The monitor leaves and removes the jail's cgroups itself, although the jail's init has made the jail's root
+    the root of the mount namespace the two share (no /sys/fs/cgroup there): nothing is left for the next jail."""
+    from grader.jail import isolation
+    from grader.sandbox.ending import await_ended
+
+    parents = [d for d in (isolation.current_cgroup_dir(c) for c in ("memory", "pids")) if d is not None]
+    if not parents:
+        pytest.skip("no writable cgroup v1 hierarchy here")
+    before = {parent: set(os.listdir(parent)) for parent in parents}
+    session = run(zygote, "X = 1")
+    made = {parent: {n for n in os.listdir(parent) if n.startswith("seqgrade-")} - before[parent] for parent in parents}
+    assert all(made.values()), made  # the running jail's own
+    session.close()
+    await_ended(zygote)  # its monitor has exited
+    assert not any(made[parent] & set(os.listdir(parent)) for parent in parents), made
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox makes cgroups only when seqgrade runs as root")
 def test_cgroups_left_by_a_monitor_that_died_are_removed_by_the_next_session(zygote):
     import subprocess
 
