@@ -269,8 +269,9 @@ def test_an_oversized_allocation_fails_with_memory_error_every_time(zygote):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox makes cgroups only when seqgrade runs as root")
 def test_a_jails_cgroups_are_removed_by_its_monitor_when_it_ends(zygote):
-    """The monitor leaves and removes the jail's cgroups itself, although the jail's init has made the jail's root
-    the root of the mount namespace the two share (no /sys/fs/cgroup there): nothing is left for the next jail."""
+    """The monitor leaves and removes the jail's cgroups itself before it exits, although the jail's init has made
+    the jail's root the root of the mount namespace the two share (no /sys/fs/cgroup there): nothing is left for
+    the next jail."""
     from grader.jail import isolation
     from grader.sandbox.ending import await_ended
 
@@ -282,7 +283,11 @@ def test_a_jails_cgroups_are_removed_by_its_monitor_when_it_ends(zygote):
     made = {parent: {n for n in os.listdir(parent) if n.startswith("seqgrade-")} - before[parent] for parent in parents}
     assert all(made.values()), made  # the running jail's own
     session.close()
-    await_ended(zygote)  # its monitor has exited
+    await_ended(zygote)  # the jail has ended; its monitor then removes the cgroups and exits
+    monitors = {int(name.removeprefix("seqgrade-")) for names in made.values() for name in names}
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") for pid in monitors) and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert not any(made[parent] & set(os.listdir(parent)) for parent in parents), made
 
 
