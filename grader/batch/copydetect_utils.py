@@ -9,7 +9,6 @@ runs. Where copydetect was imported already, its module is used.
 """
 from __future__ import annotations
 
-import sys
 from types import ModuleType
 
 from .bare_import import without_package_init
@@ -17,6 +16,4 @@ from .bare_import import without_package_init
 
 def copydetect_utils() -> ModuleType:
     """The module ``copydetect.utils``, imported once per process without running copydetect's ``__init__``."""
-    if "copydetect.utils" in sys.modules:
-        return sys.modules["copydetect.utils"]
     return without_package_init("copydetect", "utils")

@@ -9,6 +9,7 @@ What a batch uses of nbgrader is its gradebook API (``nbgrader.api``), imported 
 instead of 0.8-0.9 s."""
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from types import ModuleType
@@ -17,16 +18,14 @@ from typing import Callable, Sequence
 from .bare_import import without_package_init
 
 _PREFETCHING: list[tuple[threading.Thread, threading.Event]] = []
-_API: list[ModuleType] = []  # the gradebook API this process uses, once imported
 
 
+@functools.cache
 def nbgrader_api() -> ModuleType:
     """nbgrader's gradebook API (the module ``nbgrader.api``), the same module object for the whole process:
     nbgrader's own when nbgrader was imported first, else the same file imported without nbgrader's
     ``__init__``. Call :func:`nbgrader_imported` first where a background import may be under way."""
-    if not _API:
-        _API.append(without_package_init("nbgrader", "api"))
-    return _API[0]
+    return without_package_init("nbgrader", "api")
 
 
 def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Sequence[Callable[[], None]] = ()) -> threading.Thread:

@@ -85,13 +85,21 @@ def tasks_of(uid: int) -> int:
 
 
 @functools.cache
+def _glibc():
+    """The C library's handle where it is glibc (mallopt and malloc_trim are glibc's), else None."""
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
+@functools.cache
 def fix_mmap_threshold(size: int) -> bool:
     """glibc: map every allocation of ``size`` bytes or more on its own and stop adjusting the threshold
     (mallopt M_MMAP_THRESHOLD), so memory freed by a call leaves the process. False where not glibc."""
     try:
-        libc = ctypes.CDLL("libc.so.6")
-        return bool(libc.mallopt(-3, int(size)))  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
+        return bool(_glibc().mallopt(-3, int(size)))  # M_MMAP_THRESHOLD
+    except AttributeError:  # no glibc (None), or no mallopt in it
         return False
 
 
@@ -100,9 +108,9 @@ def release_free_memory() -> bool:
     made resident anew (and shows in a high-water mark) instead of reusing pages freed earlier, which are still
     resident. False where not glibc."""
     try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        _glibc().malloc_trim(0)
         return True
-    except (OSError, AttributeError):
+    except AttributeError:
         return False
 
 
