@@ -132,11 +132,14 @@ VJP_FACTOR = 3  # a backward pass through a stand-in recomputes its forward pass
 
 
 def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values: dict,
-                 log: list[Served], allowance: CallAllowance | None = None) -> tuple[dict, dict]:
+                 log: list[Served], allowance: CallAllowance | None = None,
+                 record: dict | None = None) -> tuple[dict, dict]:
     """The grader's answer to one helper request from the student's process (shared by all backends).
 
     With an ``allowance``, the computation is estimated first and refused (StudentOverspent, ending the
-    call) when it is larger than the graded call allows; the CPU time it then takes is charged to the call."""
+    call) when it is larger than the graded call allows; the CPU time it then takes is charged to the call.
+    ``record`` receives what was done (the handler, the estimate, the Served entry, the seconds charged), for
+    grader.sandbox.remembered."""
     name = str(request.get("name"))
     handler = stand_ins.get(name)
     args = values.get("args")
@@ -149,6 +152,8 @@ def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values:
         refused = allowance.refusal(name, elements * factor, work * factor)
         if refused:
             raise StudentOverspent(refused)
+        if record is not None:
+            record.update(handler=handler, elements=elements * factor, work=work * factor)
     started = time.thread_time()
     try:
         if backward:
@@ -156,6 +161,8 @@ def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values:
         from .compare import shape_of  # torch: imported by the grading process only, never by an outline's reader
 
         log.append(Served(name, tuple(shape_of(a) for a in args)))
+        if record is not None:
+            record["served"] = log[-1]
         drawing = [i for i, a in enumerate(args) if isinstance(a, dict) and set(a) == {GENERATOR_STATE}]
         if not drawing:
             return {"ok": True}, {"value": handler(args)}
@@ -166,7 +173,10 @@ def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values:
         return {"ok": False, "error": {"type": exc.type_name, "message": exc.message[:2000]}}, {}
     finally:
         if allowance is not None:
-            allowance.charge(time.thread_time() - started)
+            spent = time.thread_time() - started
+            allowance.charge(spent)
+            if record is not None:
+                record["seconds"] = spent
 
 
 @dataclass(frozen=True)

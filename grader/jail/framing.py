@@ -55,6 +55,10 @@ class Channel:
     def send(self, message: dict, values: dict | None = None) -> None:
         self.sock.sendall(encode_message(message, values))
 
+    def send_frame(self, frame: bytes) -> None:
+        """Send a frame already encoded (by :func:`grader.jail.codec.encode_message`)."""
+        self.sock.sendall(frame)
+
     def _read(self, limit: int, deadline: float | None) -> None:
         """Append what has arrived (at most ``limit`` bytes), waiting for it until ``deadline``."""
         while True:
@@ -79,6 +83,10 @@ class Channel:
 
     def recv(self, deadline: float | None = None, max_bytes: int | None = None) -> tuple[dict, dict]:
         """Read one frame; raise TimedOut, Closed, ProtocolError, or TooLarge when it is over ``max_bytes``."""
+        return decode(*self.recv_frame(deadline, max_bytes))
+
+    def recv_frame(self, deadline: float | None = None, max_bytes: int | None = None) -> tuple[int, memoryview]:
+        """Read one frame without decoding it: ``(header length, header and payload)``, for :func:`decode`."""
         while len(self._buffer) < PREFIX_SIZE:
             self._read(READ_AHEAD, deadline)
         prefix = bytes(self._buffer[:PREFIX_SIZE])
@@ -94,8 +102,12 @@ class Channel:
         else:
             frame = self._buffer[:size]
             del self._buffer[:size]
-        view = memoryview(frame)  # the frame is ours alone now: nothing resizes it while arrays are read from it
-        message, values = decode_message(bytes(view[:n_header]), view[n_header:])
-        if not isinstance(message.get("op", ""), str):
-            raise ProtocolError("message op is not a string")
-        return message, values
+        return n_header, memoryview(frame)  # the frame is ours alone now: nothing resizes it while it is read
+
+
+def decode(n_header: int, view: memoryview) -> tuple[dict, dict]:
+    """The message and values of a frame ``Channel.recv_frame`` returned."""
+    message, values = decode_message(bytes(view[:n_header]), view[n_header:])
+    if not isinstance(message.get("op", ""), str):
+        raise ProtocolError("message op is not a string")
+    return message, values
