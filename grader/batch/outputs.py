@@ -9,6 +9,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 from grader.assignments.registry import Assignment
 from grader.fsutil import write_atomic
@@ -165,14 +166,18 @@ def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, Note
             _fill_gradebook(gb, Path(assignment.notebook).stem, assignment, results, set_aside or {})
 
 
-def prepare_gradebook(db_url: str, assignment: Assignment) -> None:
-    """What the gradebook holds before any result: its tables, the assignment, its notebook and grade cells
-    (made while the batch grades, by the thread that imported nbgrader: each is a commit, a wait on the disk;
-    write_gradebook finds them as they should be and changes nothing)."""
+def prepare_gradebook(db_url: str, assignment: Assignment, students: Sequence[str] = ()) -> None:
+    """What the gradebook holds before any result: its tables, the assignment, its notebook and grade cells, and
+    a submission of the assignment for each of ``students`` (made while the batch grades, by the thread that
+    imported nbgrader: each is a commit, a wait on the disk, and a submission makes a row for each of its grade
+    cells; write_gradebook finds them as they should be and only fills in the scores). The batch's students are
+    known before it grades: each of them gets a row of the gradebook, graded or not."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with _opened_gradebook(db_url, assignment):
-            pass
+        with _opened_gradebook(db_url, assignment) as gb:
+            for student in sorted(students):
+                gb.update_or_create_student(student)
+                gb.update_or_create_submission(assignment.id, student)
 
 
 @contextmanager

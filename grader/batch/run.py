@@ -171,7 +171,8 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     # code only (written; its failure leaves it to be written at the end). It may go on while the outputs are
     # written, up to the summary, which shows it.
     students, compared = [job.student for job in found.jobs], []
-    warm = [lambda: outputs.prepare_gradebook(gradebook_url(config.db_url, outdir), assignment)]
+    rows = [*students, *(job.student for job in found.unreadable), *found.without_notebook]  # every row of grades.csv
+    warm = [lambda: outputs.prepare_gradebook(gradebook_url(config.db_url, outdir), assignment, rows)]
     if len(students) > 1:
         warm.append(similarity_imports)
     nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)), warm=warm)

@@ -1,4 +1,5 @@
-"""What the gradebook holds before any result (its tables, the assignment, its notebook and grade cells) is written
+"""What the gradebook holds before any result (its tables, the assignment, its notebook and grade cells, the batch's
+students' submissions) is written
 while the batch grades, by the thread that imports nbgrader (grader.batch.nbgrader_import): the finished gradebook
 holds the same rows as one written at the end alone, and a step of that thread that waits for nbgrader's import
 does not wait for itself."""
@@ -38,6 +39,14 @@ def test_a_gradebook_prepared_ahead_ends_with_the_same_rows(released, tmp_path):
     assert len(ahead["grade_cells"]) == len(assignment.exercises) and not ahead["submitted_assignment"]
     outputs.write_gradebook(f"sqlite:///{prepared}", assignment, results)
     assert _rows(prepared) == _rows(plain) and len(_rows(plain)["grade"]) == 2 * len(assignment.exercises)
+    # With the batch's students too: their submissions and grade rows are made ahead, the scores filled in at the end.
+    with_rows = tmp_path / "with_rows.db"
+    outputs.prepare_gradebook(f"sqlite:///{with_rows}", assignment, ["bob", "ann"])
+    ahead = _rows(with_rows)
+    assert len(ahead["submitted_assignment"]) == 2 and len(ahead["grade"]) == 2 * len(assignment.exercises)
+    assert ahead != _rows(plain)  # no score yet
+    outputs.write_gradebook(f"sqlite:///{with_rows}", assignment, results)
+    assert _rows(with_rows) == _rows(plain)
 
 
 def test_a_step_of_the_background_thread_that_waits_for_nbgraders_import_does_not_wait_for_itself():
