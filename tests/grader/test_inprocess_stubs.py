@@ -49,3 +49,29 @@ def test_a_stub_kept_past_its_call_is_refused():
     student.call("two_steps", _args(0), stand_ins={"recurrent_unit": unit})
     with pytest.raises(StudentRaised, match="recurrent_unit is not available here"):
         student.call("later", _args(1))
+
+
+def test_consecutive_calls_naming_other_stand_ins_get_their_own_stubs():
+    def mine(x):
+        return x
+
+    def other(x):
+        return -x
+
+    def ask_a(name, kind, args, cotangent):
+        return ("a", name)
+
+    def ask_b(name, kind, args, cotangent):
+        return ("b", name)
+
+    ns = {"f": mine, "g": other, "alias": mine}
+    for specs, ask, stubbed in [({"f": ["x"]}, ask_a, {"f": ("a", "f")}),
+                                ({"f": ["x"]}, ask_a, {"f": ("a", "f")}),  # the stubs of the latest call, reused
+                                ({"f": ["x"], "g": ["x"]}, ask_a, {"f": ("a", "f"), "g": ("a", "g")}),
+                                ({"g": ["x"]}, ask_a, {"g": ("a", "g")}),
+                                ({"g": ["x"]}, ask_b, {"g": ("b", "g")})]:  # another asker: other stubs
+        with invoke._stand_ins(ns, specs, ask):
+            assert {name: ns[name](1) for name in stubbed} == stubbed
+            assert ns["alias"](1) == stubbed.get("f", 1)  # an alias of the student's function is swapped with it
+            assert ("f" in stubbed or ns["f"] is mine) and ("g" in stubbed or ns["g"] is other)
+        assert ns == {"f": mine, "g": other, "alias": mine}
