@@ -171,13 +171,22 @@ def prepare_gradebook(db_url: str, assignment: Assignment, students: Sequence[st
     a submission of the assignment for each of ``students`` (made while the batch grades, by the thread that
     imported nbgrader: each is a commit, a wait on the disk, and a submission makes a row for each of its grade
     cells; write_gradebook finds them as they should be and only fills in the scores). The batch's students are
-    known before it grades: each of them gets a row of the gradebook, graded or not."""
+    known before it grades: each of them gets a row of the gradebook, graded or not. A submission made here has
+    every grade marked as needing grading until write_gradebook fills it in, so the gradebook of a batch stopped
+    before its end shows those students as not graded yet, not as scoring 0."""
+    MissingEntry = nbgrader_api().MissingEntry
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with _opened_gradebook(db_url, assignment) as gb:
             for student in sorted(students):
                 gb.update_or_create_student(student)
-                gb.update_or_create_submission(assignment.id, student)
+                try:
+                    gb.find_submission(assignment.id, student)
+                except MissingEntry:
+                    for notebook in gb.add_submission(assignment.id, student).notebooks:
+                        for grade in notebook.grades:
+                            grade.needs_manual_grade = True
+            gb.db.commit()
 
 
 @contextmanager

@@ -45,6 +45,8 @@ def test_a_gradebook_prepared_ahead_ends_with_the_same_rows(released, tmp_path):
     ahead = _rows(with_rows)
     assert len(ahead["submitted_assignment"]) == 2 and len(ahead["grade"]) == 2 * len(assignment.exercises)
     assert ahead != _rows(plain)  # no score yet
+    with sqlite3.connect(with_rows) as connection:  # a batch stopped here shows them as not graded yet, not as 0
+        assert {flag for (flag,) in connection.execute("SELECT needs_manual_grade FROM grade")} == {1}
     outputs.write_gradebook(f"sqlite:///{with_rows}", assignment, results)
     assert _rows(with_rows) == _rows(plain)
 
