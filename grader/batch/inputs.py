@@ -85,6 +85,11 @@ class Discovery:
     # is "invalid" with that reason).
     unreadable: list[Job] = field(default_factory=list)
 
+    def every_job(self) -> list[Job]:
+        """One Job for each row of the batch: the notebooks to grade, the submissions that could not be unpacked and
+        the students who handed in no notebook."""
+        return [*self.jobs, *self.unreadable, *self.without_notebook.values()]
+
     def cleanup(self) -> None:
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)

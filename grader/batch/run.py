@@ -113,7 +113,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
             workers = Workers(executor)
         # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
         policy, late_notes = batch_policy(config.late_policy, config.extensions, assignment.id,
-                                          {j.student: j for j in (*found.jobs, *found.unreadable, *found.without_notebook.values())})
+                                          {j.student: j for j in found.every_job()})
         report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None), policy,
                             zygote.wait_ready if zygote else (lambda: None))
         report.notes[:0] = late_notes
@@ -171,7 +171,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     # code only (written; its failure leaves it to be written at the end). It may go on while the outputs are
     # written, up to the summary, which shows it.
     students, compared = [job.student for job in found.jobs], []
-    rows = [*students, *(job.student for job in found.unreadable), *found.without_notebook]  # every row of grades.csv
+    rows = [job.student for job in found.every_job()]
     warm = [lambda: outputs.prepare_gradebook(gradebook_url(config.db_url, outdir), assignment, rows)]
     if len(students) > 1:
         warm.append(similarity_imports)

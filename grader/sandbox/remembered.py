@@ -27,7 +27,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 
-from grader.checking.calls import Served
+from grader.checking.calls import Served, StudentOverspent
 
 MAX_ANSWER_BYTES = 256 * 2**10
 MAX_BYTES = 64 * 2**20
@@ -78,6 +78,27 @@ class Remembered:
         if answer is None or stand_ins is None or stand_ins.get(answer.name) is not answer.handler:
             return None
         return answer
+
+    def replay(self, key: bytes, stand_ins, allowance, log: list) -> bytes | None:
+        """The reply frame remembered for ``key`` (None: compute it), the call charged as serve_helper charged it:
+        the same refusal of the same estimate (StudentOverspent), the same Served record, the same CPU seconds."""
+        answer = self.get(key, stand_ins)
+        if answer is None:
+            return None
+        refused = allowance.refusal(answer.name, answer.elements, answer.work)
+        if refused:
+            raise StudentOverspent(refused)
+        if answer.served is not None:
+            log.append(answer.served)
+        allowance.charge(answer.seconds)
+        return answer.frame
+
+    def remember(self, key: bytes, name: str, done: dict, frame: bytes) -> None:
+        """Keep the reply ``frame`` to the request ``key`` with what serve_helper recorded doing for it (``done``;
+        nothing is kept where it computed nothing: no such stand-in, or a refused request)."""
+        if "seconds" in done:
+            self.keep(key, Answer(name, done["handler"], done["elements"], done["work"], done.get("served"),
+                                  done["seconds"], frame))
 
     def keep(self, key: bytes, answer: Answer) -> None:
         """Remember ``answer`` under ``key`` when a fixed function gave it and it is small enough."""
