@@ -28,19 +28,43 @@ def fmt(x: float) -> str:
     return f"{x:g}"
 
 
-def write_result(outdir: Path, student: str, result: NotebookResult, key: str, *, page: bool = True) -> None:
+class Written:
+    """What a batch has written of each student during this run, so that publishing at its end writes only what
+    changed since: the batch stores each result's JSON as soon as it is graded (an interrupted batch keeps it)
+    and renders its feedback page then, from the result its end would show; when the end's result is equal
+    (the staff marks and flags are the same), neither is serialized or rendered a second time."""
+
+    def __init__(self):
+        self.results: dict[str, tuple[NotebookResult, str]] = {}  # student -> (result without late, key) in results/
+        self.pages: dict[str, NotebookResult] = {}  # student -> the result its feedback page shows
+
+
+def write_page(outdir: Path, student: str, result: NotebookResult, written: Written | None = None) -> None:
+    """feedback/<student>.html, unless ``written`` says it already shows ``result``."""
+    if written is not None and written.pages.get(student) == result:
+        return
+    write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
+    if written is not None:
+        written.pages[student] = result
+
+
+def write_result(outdir: Path, student: str, result: NotebookResult, key: str, *, page: bool = True,
+                 written: Written | None = None) -> None:
     """results/<student>.json: what the grader decided, with the staff marks; the feedback page also shows the
     late charge, which the JSON leaves out (a changed late policy never changes it). A check with a staff mark
     gives the points that count, the staff's, as its ``points`` (as the page does); the grader's own are its
     ``staff.grader_points``. A result without staff marks is written exactly as ``seqgrade grade --json``.
-    The JSON is written only when its bytes change; the page only when ``page`` (a batch stores each result as
-    soon as it is graded, so that an interrupted batch keeps it, and writes the pages once, when it publishes)."""
-    data = replace(result, late=None).to_dict()
+    The JSON is written only when its bytes change; the page only when ``page``. ``written``: what this run has
+    written already (neither is made again for an equal result)."""
+    if page:
+        write_page(outdir, student, result, written)
+    stored = (replace(result, late=None), key)
+    if written is not None and written.results.get(student) == stored:
+        return
+    data = stored[0].to_dict()
     for check in (c for e in data["exercises"] for c in e["checks"] if c.get("staff")):
         check["points"] = check["staff"]["points"]
     data["cache_key"] = key
-    if page:
-        write_atomic(outdir / "feedback" / f"{file_stem(student)}.html", render(result))
     text = json.dumps(data, indent=2, allow_nan=False) + "\n"
     path = outdir / "results" / f"{file_stem(student)}.json"
     try:
@@ -49,6 +73,8 @@ def write_result(outdir: Path, student: str, result: NotebookResult, key: str, *
         unchanged = False
     if not unchanged:
         write_atomic(path, text)
+    if written is not None:
+        written.results[student] = stored
 
 
 def read_result(outdir: Path, student: str) -> tuple[NotebookResult, str] | None:
@@ -174,15 +200,19 @@ def prepare_gradebook(db_url: str, assignment: Assignment, students: Sequence[st
     known before it grades: each of them gets a row of the gradebook, graded or not. A submission made here has
     every grade marked as needing grading until write_gradebook fills it in, so the gradebook of a batch stopped
     before its end shows those students as not graded yet, not as scoring 0."""
-    MissingEntry = nbgrader_api().MissingEntry
+    api = nbgrader_api()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with _opened_gradebook(db_url, assignment) as gb:
+            gb.db.registry().expire_on_commit = False  # as in _fill_gradebook: nothing re-read after each student's commit
+            known = {student for (student,) in gb.db.query(api.Student.id)}
+            submitted = {student for (student,) in gb.db.query(api.SubmittedAssignment.student_id)
+                         .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
+                         .filter(api.Assignment.name == assignment.id)}
             for student in sorted(students):
-                gb.update_or_create_student(student)
-                try:
-                    gb.find_submission(assignment.id, student)
-                except MissingEntry:
+                if student not in known:
+                    gb.add_student(student)
+                if student not in submitted:
                     for notebook in gb.add_submission(assignment.id, student).notebooks:
                         for grade in notebook.grades:
                             grade.needs_manual_grade = True
@@ -225,12 +255,15 @@ def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str
     # again. Kept instead: those only seqgrade writes (a TA's formgrader writes grades), and each student's grades
     # are still read at that student's turn, after the commit that made them.
     gb.db.registry().expire_on_commit = False
+    made = _submitted_notebooks(gb, notebook, assignment.id)
     for student in sorted(results):
         r = results[student]
-        gb.update_or_create_student(student)
-        gb.update_or_create_submission(assignment.id, student)
-        submitted = gb.find_submission_notebook(notebook, assignment.id, student)
-        grades = {cell_names[g.cell_id]: g for g in submitted.grades}  # one query for all of them
+        submitted = made.get(student)
+        if submitted is None:  # not made ahead (grader.batch.outputs.prepare_gradebook): made now
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(assignment.id, student)
+            submitted = gb.find_submission_notebook(notebook, assignment.id, student)
+        grades = {cell_names[g.cell_id]: g for g in submitted.grades}  # loaded with it, or one query
         for e in r.exercises:
             ex = assignment.exercise(e.id)
             cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
@@ -257,6 +290,22 @@ def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str
         penalty = _points_sum([r.points - r.score]) if r.late is not None else None
         submitted.late_submission_penalty = penalty
     gb.db.commit()
+
+
+def _submitted_notebooks(gb, notebook: str, assignment_id: str) -> dict:
+    """student -> that student's submitted ``notebook`` of the assignment, with its grades, for every submission
+    the gradebook holds: two queries for the whole batch instead of four for each student (nbgrader's
+    ``find_student``, ``find_submission``, ``find_submission_notebook`` and the grades)."""
+    from sqlalchemy.orm import selectinload
+
+    api = nbgrader_api()
+    rows = (gb.db.query(api.SubmittedNotebook, api.SubmittedAssignment.student_id)
+            .join(api.Notebook, api.Notebook.id == api.SubmittedNotebook.notebook_id)
+            .join(api.SubmittedAssignment, api.SubmittedAssignment.id == api.SubmittedNotebook.assignment_id)
+            .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
+            .filter(api.Notebook.name == notebook, api.Assignment.name == assignment_id)
+            .options(selectinload(api.SubmittedNotebook.grades)))
+    return {student: submitted for submitted, student in rows}
 
 
 def _points_sum(values) -> float:

@@ -21,18 +21,20 @@ from .totals import final_result
 
 def publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
             keys: dict[str, str], phase: Callable[[str], None] = lambda text: None,
-            similarity_written: Callable[[], None] = lambda: None) -> tuple[dict[str, NotebookResult], list[str]]:
+            similarity_written: Callable[[], None] = lambda: None,
+            written: outputs.Written | None = None) -> tuple[dict[str, NotebookResult], list[str]]:
     """Apply the record's flags and the stored staff marks to ``graded`` and write every output.
     Returns the final results and notes for the TA (overrides the grader now disagrees with, marks
     that name an unknown student or check, manual points still pending). ``similarity_written``: returns
-    once the similarity report is written (the summary, written last, shows its clusters)."""
+    once the similarity report is written (the summary, written last, shows its clusters). ``written``: what
+    the batch wrote of each student while it graded (grader.batch.outputs.Written), not written again."""
     with staff_lock(outdir):
-        return _publish(outdir, assignment, record, graded, keys, phase, similarity_written)
+        return _publish(outdir, assignment, record, graded, keys, phase, similarity_written, written)
 
 
 def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: dict[str, NotebookResult],
-             keys: dict[str, str], phase: Callable[[str], None],
-             similarity_written: Callable[[], None]) -> tuple[dict[str, NotebookResult], list[str]]:
+             keys: dict[str, str], phase: Callable[[str], None], similarity_written: Callable[[], None],
+             written: outputs.Written | None) -> tuple[dict[str, NotebookResult], list[str]]:
     marks = load_marks(outdir)
     present = {s: who for s, who in record.students.items() if s in graded}
     bound = bind_unbound(marks, {s: who.answers for s, who in present.items()}, keys,
@@ -50,7 +52,7 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
         notes.append(f"{target}: staff marks are stored for this student, who is not in this batch")
     phase(f"writing results, feedback pages, grades.csv and the summary to {outdir}")
     for student, result in final.items():
-        outputs.write_result(outdir, student, result, keys.get(student, ""))  # without the late charge
+        outputs.write_result(outdir, student, result, keys.get(student, ""), written=written)  # JSON without the late charge
         if record.gradescope:
             outputs.write_gradescope(outdir, student, result, assignment)
     outputs.write_grades_csv(outdir, assignment, final, record.students, said)

@@ -139,12 +139,17 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
     marks = load_marks(outdir)  # a progress line gives the final total: the grader's points with the staff marks that hold
 
+    written = outputs.Written()  # what this run writes as each notebook comes in: its end writes only what changed
+
     def finished(student: str, result: NotebookResult) -> None:
         nonlocal done
         done += 1
-        if progress:  # the student's total as every output gives it (final_result), reused or graded now
-            progress(student, final_result(student, result, people[student], marks, keys.get(student, ""), policy).result,
-                     done, report.total)
+        # the student's result as every output gives it (final_result), reused or graded now: its feedback page
+        # is rendered now, while the workers grade, and again at the end only if the staff marks changed it
+        shown = final_result(student, result, people[student], marks, keys.get(student, ""), policy).result
+        outputs.write_page(outdir, student, shown, written)
+        if progress:
+            progress(student, shown, done, report.total)
 
     reused = []
     for job in found.jobs:
@@ -183,7 +188,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         key = pending[job.student][1]
         if payload["result"] is not None:
             result = NotebookResult.from_dict(payload["result"])
-            outputs.write_result(outdir, job.student, result, key, page=False)  # the page: once, when published
+            outputs.write_result(outdir, job.student, result, key, page=False, written=written)  # the page: below
             keys[job.student] = key
             report.graded += 1
         else:
@@ -217,6 +222,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             write_similarity(outdir, assignment, students)
 
     write_record(outdir, record)
-    report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase, similarity_written)
+    report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase, similarity_written,
+                                           written)
     report.seconds = time.monotonic() - start
     return report
