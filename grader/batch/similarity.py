@@ -49,6 +49,10 @@ READABLE_VERSIONS = (1, 2)  # version 1 also dropped code common to a share of t
 CODE_DIR = "code"
 REPORT_DIR = "similarity"
 REPORT_FILE = "similarity.json"
+# Side-by-side pages are made for this many pairs, the highest scores first (every flagged pair is listed in the
+# index and the JSON): a class of variants of one solution flags thousands of pairs (12,791 of 300 notebooks),
+# whose pages nobody reads one by one and which took a third of the report's time; the clusters say who is linked.
+PAGE_LIMIT = 200
 FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)  # a code block of a markdown cell
 
 
@@ -260,7 +264,7 @@ def similarity_imports() -> None:
 
 def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:
     """Compare the code of ``students`` kept in ``outdir`` and write ``similarity/`` there: the JSON report,
-    the index page and one page per flagged pair. ``settings`` None: those of the last report, else the defaults."""
+    the index page and a page for each flagged pair, up to PAGE_LIMIT of them. ``settings`` None: those of the last report, else the defaults."""
     from grader.report.similarity import index_page, pair_name, pair_page
 
     outdir = Path(outdir)
@@ -278,14 +282,15 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
     else:
         report, _, slices = _analyse(codes, release_sources(assignment), settings)
     folder = outdir / REPORT_DIR
-    link = lambda p: pair_name(file_stem(p.a), file_stem(p.b))  # noqa: E731
+    paged = set(report.pairs[:PAGE_LIMIT])
+    link = lambda p: pair_name(file_stem(p.a), file_stem(p.b)) if p in paged else None  # noqa: E731
     pages = set()
-    for pair in report.pairs:
+    for pair in report.pairs[:PAGE_LIMIT]:
         write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices[pair], copydetect_utils().highlight_overlap))
         pages.add(link(pair))
-    for old in folder.glob("pairs/*.html"):  # pairs no longer flagged
+    for old in folder.glob("pairs/*.html"):  # pairs no longer flagged, or no longer among the highest
         if f"pairs/{old.name}" not in pages:
             old.unlink()
-    write_atomic(folder / "index.html", index_page(assignment.id, report, link))
+    write_atomic(folder / "index.html", index_page(assignment.id, report, link, len(pages)))
     write_atomic(folder / REPORT_FILE, report.to_json())
     return report

@@ -60,10 +60,15 @@ def clusters_list(report) -> str:
     return f"<ul>{items}</ul>" if items else ""
 
 
-def index_page(assignment: str, report, link) -> str:
+def index_page(assignment: str, report, link, pages: int | None = None) -> str:
+    """The list of clusters and flagged pairs; ``pages``: how many pairs have a side-by-side page (the highest
+    ones; None: all)."""
     title = escape(f"{assignment}: similar submissions")
     summary = (f"{report.students} notebooks compared; {len(report.pairs)} pair(s) in {len(report.clusters)} "
                f"cluster(s); the highest pair not listed scores {report.highest_unflagged:.0%}")
+    if pages is not None and pages < len(report.pairs):
+        summary += (f"; side-by-side pages are made for the {pages} highest pairs (similarity.json lists every "
+                    f"pair with its shares)")
     return (f"{PAGE_HEAD}<title>{title}</title><style>{CSS}</style></head><body><h1>{title}</h1>"
             f'<div class="total">{escape(summary)}</div><p class="note">{escape(thresholds_text(report.settings))}. '
             "A pair is a place to look, not a verdict: read the two notebooks side by side.</p>"

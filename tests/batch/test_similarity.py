@@ -127,3 +127,29 @@ def test_the_summary_counts_graded_work_and_names_the_commonest_failures(tmp_pat
     assert "1× seq2col(seq, filter_size) returned lists" in row and "not defined" not in row and "Hint" not in row
     assert "Item analysis (4 graded notebooks)" in page and "2 not counted" in page
     assert "Late work (1)" in page and "<td>80%</td>" in page and "late by 1 day" in page
+
+
+def test_pages_are_made_for_the_highest_pairs_only_and_every_pair_is_listed(released, tmp_path, monkeypatch):
+    """A class of copies flags every pair; side-by-side pages are made for the PAGE_LIMIT highest, the index
+    links those and says so, and the JSON and the index still list every pair."""
+    from grader.batch import similarity
+
+    original = _solution_code(released)
+    codes = {"ada": original, "bob": original.replace("filter_size", "width"),
+             "cy": original.replace("seq", "series"), "dee": original.replace("    ", "  ")}
+    for student, code in codes.items():
+        path = similarity.code_path(tmp_path, student)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code)
+    monkeypatch.setattr(similarity, "PAGE_LIMIT", 2)
+    report = similarity.write_similarity(tmp_path, SEQUENCE_MODELS, sorted(codes))
+    assert len(report.pairs) == 6
+    pages = sorted(p.name for p in (tmp_path / "similarity" / "pairs").glob("*.html"))
+    assert pages == sorted(f"{p.a}__{p.b}.html" for p in report.pairs[:2])
+    index = (tmp_path / "similarity" / "index.html").read_text()
+    assert index.count('href="pairs/') == 2 and "pages are made for the 2 highest pairs" in index
+    assert all(f"{p.a} – {p.b}" in index for p in report.pairs)
+    assert len(json.loads((tmp_path / "similarity" / "similarity.json").read_text())["pairs"]) == 6
+    monkeypatch.setattr(similarity, "PAGE_LIMIT", 1)  # a page no longer among the highest is removed
+    similarity.write_similarity(tmp_path, SEQUENCE_MODELS, sorted(codes))
+    assert [p.name for p in (tmp_path / "similarity" / "pairs").glob("*.html")] == [f"{report.pairs[0].a}__{report.pairs[0].b}.html"]
