@@ -204,7 +204,7 @@ def prepare_gradebook(db_url: str, assignment: Assignment, students: Sequence[st
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with _opened_gradebook(db_url, assignment) as gb:
-            gb.db.registry().expire_on_commit = False  # as in _fill_gradebook: nothing re-read after each student's commit
+            gb.db.registry().expire_on_commit = False  # as in _fill_gradebook: nothing read again after each commit
             known = {student for (student,) in gb.db.query(api.Student.id)}
             submitted = {student for (student,) in gb.db.query(api.SubmittedAssignment.student_id)
                          .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)

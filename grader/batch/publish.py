@@ -52,7 +52,8 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
         notes.append(f"{target}: staff marks are stored for this student, who is not in this batch")
     phase(f"writing results, feedback pages, grades.csv and the summary to {outdir}")
     for student, result in final.items():
-        outputs.write_result(outdir, student, result, keys.get(student, ""), written=written)  # JSON without the late charge
+        # the JSON without the late charge; neither it nor the page made again when the batch wrote them as graded
+        outputs.write_result(outdir, student, result, keys.get(student, ""), written=written)
         if record.gradescope:
             outputs.write_gradescope(outdir, student, result, assignment)
     outputs.write_grades_csv(outdir, assignment, final, record.students, said)

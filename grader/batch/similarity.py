@@ -264,7 +264,8 @@ def similarity_imports() -> None:
 
 def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:
     """Compare the code of ``students`` kept in ``outdir`` and write ``similarity/`` there: the JSON report,
-    the index page and a page for each flagged pair, up to PAGE_LIMIT of them. ``settings`` None: those of the last report, else the defaults."""
+    the index page and a page for each flagged pair, up to PAGE_LIMIT of them. ``settings`` None: those of the
+    last report, else the defaults."""
     from grader.report.similarity import index_page, pair_name, pair_page
 
     outdir = Path(outdir)

@@ -56,7 +56,7 @@ def test_an_export_is_unpacked_once_and_each_result_and_page_written_once(releas
     assert made == {"json": 2, "page": 2}, made
 
 
-def test_an_end_result_that_differs_is_written_again(released, tmp_path):
+def test_an_end_result_that_differs_is_written_again(tmp_path):
     """What ``Written`` remembers saves work only for an equal result: a staff mark or a flag added between a
     result's arrival and the batch's end rewrites its JSON and its page."""
     from dataclasses import replace
@@ -68,7 +68,8 @@ def test_an_end_result_that_differs_is_written_again(released, tmp_path):
     outputs.write_result(tmp_path, "ann", result, "k", page=False, written=seen)
     outputs.write_page(tmp_path, "ann", result, seen)
     json_path, page_path = tmp_path / "results" / "ann.json", tmp_path / "feedback" / "ann.html"
-    json_path.write_text("stale"), page_path.write_text("stale")  # so that a skipped write shows
+    json_path.write_text("stale")  # so that a skipped write shows
+    page_path.write_text("stale")
     outputs.write_result(tmp_path, "ann", result, "k", written=seen)
     assert json_path.read_text() == "stale" and page_path.read_text() == "stale"
     flagged = replace(result, flags=("late",))
