@@ -252,8 +252,9 @@ def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str
     cell_names = {cell.id: cell.name for cell in gb.find_notebook(notebook, assignment.id).grade_cells}
     # nbgrader commits once a student (add_student, add_submission); by default each commit expires every object
     # the session holds, and the next student's add_submission reads the assignment, its notebook and its cells
-    # again. Kept instead: those only seqgrade writes (a TA's formgrader writes grades), and each student's grades
-    # are still read at that student's turn, after the commit that made them.
+    # again. Kept instead: those only seqgrade writes (a TA's formgrader writes grades). The submissions made ahead
+    # and their grades (a TA's manual scores among them) are read together here, in this write's own session; a
+    # student not made ahead is made and read at its turn.
     gb.db.registry().expire_on_commit = False
     made = _submitted_notebooks(gb, notebook, assignment.id)
     for student in sorted(results):
