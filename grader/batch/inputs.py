@@ -43,6 +43,7 @@ from grader.errors import ArchiveError, UsageError
 from grader.notebook import MAX_NOTEBOOK_BYTES
 
 from .late import ARCHIVE_TIME
+from .record import NO_FILES
 
 CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_|late_)?(?P<user>\d+)_(?P<sub>\d+)_(?P<orig>.+)$")
 MAX_ZIP_BYTES = 4 * 2**30  # the notebooks of one archive, unpacked (sizes from the zip's directory, which zipfile enforces)
@@ -299,7 +300,8 @@ def _canvas_without_notebook(result: Discovery, named: set[str]) -> None:
 
 
 def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named: set[str]) -> None:
-    """Gradescope names a submission's students in its metadata: one who uploaded only a PDF still gets a row."""
+    """Gradescope names a submission's students in its metadata: one who uploaded only a PDF still gets a row,
+    and so does one whose submission the metadata lists with no file in the export."""
     people = _gradescope_people(entries)
     for e in entries:
         folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
@@ -311,9 +313,18 @@ def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named:
                 continue
             files = result.not_notebooks.get(who.student)
             result.not_notebooks[who.student] = f"{files}, {e.name}" if files else e.name
-            result.without_notebook.setdefault(who.student, Job(
-                student=who.student, path=e.rel, name=who.name, email=who.email,
-                submitted=when.isoformat() if when else written, submitted_from="Gradescope created_at" if when or written else ""))
+            result.without_notebook.setdefault(who.student, _submitter_job(who, e.rel, when, written))
+    for folder, (submitters, when, written) in sorted(people.items()):
+        for who in submitters:
+            if who.student not in named and who.student not in result.without_notebook:
+                result.not_notebooks[who.student] = NO_FILES
+                result.without_notebook[who.student] = _submitter_job(who, folder, when, written)
+
+
+def _submitter_job(who: Person, path: str, when: datetime.datetime | None, written: str) -> Job:
+    """The row's Job of a Gradescope submitter who handed in no notebook (``path``: a file, or the folder)."""
+    return Job(student=who.student, path=path, name=who.name, email=who.email,
+               submitted=when.isoformat() if when else written, submitted_from="Gradescope created_at" if when or written else "")
 
 
 def _choose(result: Discovery, found: list[Candidate]) -> None:

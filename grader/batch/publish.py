@@ -14,7 +14,7 @@ from grader.results import NotebookResult
 
 from . import outputs
 from .lms import write_lms_csv
-from .record import BatchRecord, missing_result, read_record
+from .record import BatchRecord, missing_result, no_notebook_reason, read_record
 from .staff import bind_unbound, load_marks, save_marks, staff_lock
 from .totals import final_result
 
@@ -81,7 +81,7 @@ def republish(outdir: str | Path, phase: Callable[[str], None] = lambda text: No
         if stored is not None and not who.no_notebook:
             graded[student], keys[student] = stored
         else:
-            reason = (f"no notebook handed in: {who.no_notebook} is not a notebook (.ipynb)" if who.no_notebook
+            reason = (no_notebook_reason(who.no_notebook) if who.no_notebook
                       else "seqgrade could not grade this notebook; run the batch again")
             graded[student] = missing_result(assignment, who.notebook, reason)
     return publish(outdir, assignment, record, graded, keys, phase)

@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # the registry imports torch: commands that only read OUTDIR 
     from grader.assignments.registry import Assignment
 
 RECORD_FILE = "batch.json"
+# StudentRecord.no_notebook of a submission the export lists with no file at all (a slash: no file has that name)
+NO_FILES = "/ (no files)"
 RECORD_SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 LMS_FORMATS = ("canvas", "gradescope")
@@ -61,6 +63,14 @@ class StudentRecord:
     @property
     def flags(self) -> tuple[str, ...]:
         return (("release_identical",) if self.release_identical else ()) + (("late",) if self.late else ())
+
+
+def no_notebook_reason(handed_in: str) -> str:
+    """The reason on the row of a student who handed in no notebook: ``handed_in`` names the files they did
+    hand in (StudentRecord.no_notebook), or is NO_FILES."""
+    if handed_in == NO_FILES:
+        return "no notebook handed in: the submission has no files"
+    return f"no notebook handed in: {handed_in} is not a notebook (.ipynb)"
 
 
 def gradebook_url(db_url: str, outdir: str | Path) -> str:

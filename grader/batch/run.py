@@ -26,7 +26,8 @@ from .inputs import Discovery, discover
 from .late import batch_policy
 from .pool import SharedZygote, default_workers, local_workers
 from .publish import publish
-from .record import LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, gradebook_url, missing_result, write_record
+from .record import (LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, gradebook_url, missing_result,
+                     no_notebook_reason, write_record)
 from .similarity import code_path, similarity_imports, write_similarity
 from .staff import load_marks
 from .totals import final_result
@@ -207,8 +208,7 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         files = found.not_notebooks[student]
         people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
                                         no_notebook=files)
-        report.results[student] = missing_result(assignment, os.path.basename(job.path),
-                                                 f"no notebook handed in: {files} is not a notebook (.ipynb)")
+        report.results[student] = missing_result(assignment, os.path.basename(job.path), no_notebook_reason(files))
     record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=config.db_url or "", gradescope=config.gradescope,
                          lms=config.lms, students=people, skipped=tuple(tuple(s) for s in report.skipped),
                          late_policy=policy.to_dict() if policy else {})

@@ -22,6 +22,7 @@ from grader.batch.late import (
     read_extensions,
 )
 from grader.batch.record import StudentRecord, read_record
+from grader.batch.publish import republish
 from grader.batch.run import BatchConfig, run_batch
 from grader.cli import main
 from grader.errors import UsageError
@@ -274,6 +275,31 @@ def test_progress_lines_of_reused_results_give_the_late_total(course, threads, t
     totals = {r["student_id"]: float(r["total"]) for r in csv.DictReader(open(out / "grades.csv", newline=""))}
     assert totals["1003"] < 25  # 80% of cy's points
     assert lines["fresh"] == totals and lines["reused"] == totals
+
+
+def test_a_gradescope_submission_listed_without_files_gets_a_row(course, threads, tmp_path):
+    """Gradescope: a submission the metadata lists but the export holds no file of (the student submitted
+    nothing, or the files were left out) still gives each of its submitters a row: 0 points and why, in
+    grades.csv and the Gradescope CSV, and again when the outputs are rewritten from OUTDIR."""
+    export = tmp_path / "gs.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        zf.write(course / "ada.ipynb", "submission_1/sequence_models.ipynb")
+        zf.writestr("submission_metadata.yml", (
+            "submission_1:\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n"
+            "submission_3:\n  :created_at: 2025-10-20 10:00:00.000000000 -07:00\n  :submitters:\n"
+            "  - :name: Grace\n    :sid: '44'\n    :email: grace@uni.edu\n"))
+    out = tmp_path / "out"
+    run_batch(BatchConfig(str(export), "sequence_models", str(out), limits=LIMITS, backend="inprocess",
+                          lms="gradescope"), executor=threads)
+    for rewritten in (False, True):
+        if rewritten:
+            republish(out)
+        rows = {r["student_id"]: r for r in csv.DictReader(open(out / "grades.csv", newline=""))}
+        assert set(rows) == {"42", "44"}
+        assert (rows["44"]["status"], float(rows["44"]["total"]), rows["44"]["email"]) == ("invalid", 0, "grace@uni.edu")
+        assert "no notebook handed in: the submission has no files" in rows["44"]["reason"]
+        with open(out / "gradescope-grades.csv", newline="") as f:
+            assert {r["SID"]: float(r["sequence_models"]) for r in csv.DictReader(f)}["44"] == 0
 
 
 def test_a_gradescope_pdf_gets_a_row_and_an_unreadable_time_is_said(course, threads, tmp_path):
