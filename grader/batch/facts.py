@@ -1,5 +1,5 @@
 """What a batch reads from a submitted notebook's JSON besides its grade: the free-text answers of the
-manual questions (and which of them are left exactly as released: unanswered), whether it is the released
+manual questions (and which of them are left exactly as released, or emptied: unanswered), whether it is the released
 notebook handed back unchanged, and its code cells (for the similarity report; their digest binds an
 override to the code it was made on).
 
@@ -28,7 +28,7 @@ class NotebookFacts:
     answers: dict = field(default_factory=dict)  # manual question id -> the student's text ("" when absent)
     release_identical: bool = False
     code: str = ""  # the student's code cells, test cells left out (the similarity report compares them)
-    unanswered: tuple[str, ...] = ()  # manual questions whose answer cell is exactly as released
+    unanswered: tuple[str, ...] = ()  # manual questions whose answer cell is exactly as released, or empty
 
     @property
     def code_sha256(self) -> str:
@@ -130,13 +130,16 @@ def released_answers(assignment: Assignment) -> dict[str, str]:
     return {q: _normal("\n\n".join(c.source for c in cells if c.grade_id == q)) for q in questions}
 
 
-def unanswered(answers: dict[str, str], assignment: Assignment) -> tuple[str, ...]:
-    """The manual questions whose answer cell is exactly as released: nothing for staff to grade."""
+def unanswered(answers: dict[str, str], assignment: Assignment, present: frozenset[str] | set[str] = frozenset()) -> tuple[str, ...]:
+    """The manual questions with nothing for staff to grade: the answer cell is exactly as released, or it is
+    there (``present``: the questions whose answer cell the notebook holds) and holds nothing but white space.
+    A question whose answer cell is gone waits for staff: the answer may be in another cell."""
     try:
         given = released_answers(assignment)
     except (OSError, SeqgradeError):  # the assignment's source is not at hand: every answer waits for staff
         return ()
-    return tuple(q for q, text in sorted(answers.items()) if q in given and given[q] and _normal(text) == given[q])
+    return tuple(q for q, text in sorted(answers.items())
+                 if q in given and (given[q] and _normal(text) == given[q] or q in present and not _normal(text)))
 
 
 def is_release_identical(cells: list, assignment: Assignment) -> bool:
@@ -148,14 +151,19 @@ def is_release_identical(cells: list, assignment: Assignment) -> bool:
     return bool(stubs) and stubs <= sources and own_code <= code
 
 
-def manual_answers(cells: list, assignment: Assignment) -> dict[str, str]:
-    """The text of each manual question's answer cell, found by its nbgrader grade_id (several cells
-    with the id are joined; none gives "")."""
-    questions = [e.id for e in assignment.exercises if e.kind == "manual"]
-    found: dict[str, list[str]] = {q: [] for q in questions}
+def answer_cells(cells: list, assignment: Assignment) -> dict[str, list[str]]:
+    """Each manual question's answer cells, found by their nbgrader grade_id: their texts in order (none: [])."""
+    found: dict[str, list[str]] = {e.id: [] for e in assignment.exercises if e.kind == "manual"}
     for cell in cells:
         if isinstance(cell, dict) and _grade_id(cell) in found:
             found[_grade_id(cell)].append(_text(cell))
+    return found
+
+
+def manual_answers(cells: list, assignment: Assignment) -> dict[str, str]:
+    """The text of each manual question's answer cell, found by its nbgrader grade_id (several cells
+    with the id are joined; none gives "")."""
+    found = answer_cells(cells, assignment)
     answers = {}
     for q, texts in found.items():
         text = "\n\n".join(texts)
@@ -183,5 +191,6 @@ def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
     except (OSError, SeqgradeError):  # the assignment's source is not at hand (an installed copy without it)
         identical = False
     answers = manual_answers(cells, assignment)
+    present = {q for q, texts in answer_cells(cells, assignment).items() if texts}
     return NotebookFacts(answers=answers, release_identical=identical, code=student_code(cells),
-                         unanswered=unanswered(answers, assignment))
+                         unanswered=unanswered(answers, assignment, present))

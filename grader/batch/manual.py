@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 EXPORT_COLUMNS = ("student", "notebook", "question", "answer", "max_points", "points", "comment", "note")
 STALE = "answer changed since scored"
-AS_RELEASED = "unanswered: the cell is as released, 0 points unless you score it"
+AS_RELEASED = "unanswered: the cell is empty or as released, 0 points unless you score it"
 REQUIRED_COLUMNS = ("student", "question", "points")
 FORMGRADER = "formgrader"
 

@@ -103,7 +103,7 @@ def reasons(result: NotebookResult, notes=()) -> str:
     parts += notes
     unanswered = [e.id for e in result.exercises if any(c.kind == UNANSWERED_KIND for c in e.checks)]
     if unanswered:
-        parts.append(f"unanswered: {', '.join(unanswered)} (the answer is as released: 0 points, nothing pending)")
+        parts.append(f"unanswered: {', '.join(unanswered)} (the answer is empty or as released: 0 points, nothing pending)")
     pending = [e.id for e in result.exercises if e.pending_points]
     if pending:
         parts.append(f"manual pending: {', '.join(pending)} ({fmt(result.pending_points)} points)")

@@ -3,7 +3,7 @@ import, overrides, LMS export) can rewrite every output without the submissions 
 
 Per student: the notebook's file name, the LMS's name, email and late flag, the submission time the
 export gives (and where it comes from), the free-text answers of the manual questions (read from the
-notebook JSON, never executed), which of them are left as released, whether the notebook is the
+notebook JSON, never executed), which of them are left as released or empty, whether the notebook is the
 unchanged release and the digest of its code cells; for the batch, the late policy in force
 (``grader.batch.late``). Versioned JSON, written atomically (versions 1, without times and policy, and 2,
 without unanswered questions and code digests, are still read).
@@ -57,7 +57,7 @@ class StudentRecord:
     no_notebook: str = ""  # what the student handed in instead of a notebook ("" when a notebook was graded)
     submitted: str = ""  # ISO 8601 time the export gives ("" when none; a Canvas file time has no offset)
     submitted_from: str = ""  # where that time comes from, in words
-    unanswered: tuple = ()  # manual questions whose answer cell is exactly as released (0 points, not pending)
+    unanswered: tuple = ()  # manual questions whose answer cell is empty or exactly as released (0 points, not pending)
     code_sha256: str = ""  # digest of the notebook's code cells (facts.code_digest; "" when not known)
 
     @property

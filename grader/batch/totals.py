@@ -10,8 +10,8 @@ extension, an override is about a check). When the policy judged a submission's 
 flag is dropped: the charge says what the policy made of it.
 
 A manual score is set aside when the student's answer differs from the one it scored: the question's
-points are pending again and the TA is told (``manual stale``). An answer left exactly as released is
-unanswered: 0 points, not pending (a staff score still counts). An override is set aside when the
+points are pending again and the TA is told (``manual stale``). An answer cell left exactly as released, or
+emptied, is unanswered: 0 points, not pending (a staff score still counts). An override is set aside when the
 notebook's code differs from the code it was made on: the grader's points stand, the override is kept in
 staff.json and listed, and the TA is told (``override stale``) until they confirm it
 (``seqgrade override ... --confirm``). On the same code an override applies; when the grader's points for
@@ -27,8 +27,8 @@ from .late import LatePolicy, assess
 from .staff import StoredMark, Target
 
 NO_ANSWER = "no answer to grade: the submission has no readable notebook of this assignment"
-UNANSWERED = ("unanswered: the answer cell still reads exactly as it was released, so there was nothing for course "
-              "staff to grade (0 points)")
+UNANSWERED = ("unanswered: the answer cell is empty or still reads exactly as it was released, so there was nothing "
+              "for course staff to grade (0 points)")
 OVERRIDE_STALE = "override stale"
 
 

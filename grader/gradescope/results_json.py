@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grader.results import FLAG_WORDS, CheckResult, NotebookResult
+from grader.results import FLAG_WORDS, MANUAL_CHECK, CheckResult, NotebookResult
 
 if TYPE_CHECKING:  # the registry imports torch (seconds): a run with no notebook to grade never needs it
     from grader.assignments.registry import Assignment
@@ -63,7 +63,7 @@ def results_from_notebook(result: NotebookResult, assignment: "Assignment", *, v
             else:
                 passed = check.status == "passed" and check.points >= check.max_points
                 output = check.message or ("passed" if passed else check.status)
-            name = ("written answer" if check.status == "manual"
+            name = ("written answer" if check.name == MANUAL_CHECK  # pending, scored by staff, or unanswered
                     else assignment.check_property(exercise.id, check.name) or check.name)
             # a bonus check is Gradescope's extra credit: it scores above its max_score of 0
             tests.append({"name": f"{exercise.id}{' (bonus)' if exercise.bonus else ''}: {name}", "number": number,

@@ -92,8 +92,8 @@ def _check_row(c: CheckResult) -> str:
     status, points, details = c.status, f"{c.points:g} of {c.max_points:g}", ""
     if c.kind == UNANSWERED_KIND and c.staff is None:
         status = UNANSWERED_KIND
-        details = ('<div class="note">Unanswered: the answer cell still reads as it was released, so course staff '
-                   'had nothing to grade. Write your answer in that cell.</div>')
+        details = ('<div class="note">Unanswered: the answer cell is empty or still reads as it was released, so '
+                   'course staff had nothing to grade. Write your answer in that cell.</div>')
     elif c.pending:
         status, points = "pending", f"— of {c.max_points:g}"
         details = '<div class="note">Waiting for course staff to grade this answer.</div>'

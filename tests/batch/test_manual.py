@@ -140,6 +140,23 @@ def test_release_identical_fires_on_the_release_only(released, tmp_path):
     assert read_facts(str(tmp_path / "stripped.ipynb"), SEQUENCE_MODELS).release_identical
 
 
+def test_an_emptied_answer_cell_is_unanswered_and_a_deleted_one_waits_for_staff(released, tmp_path):
+    """Unanswered (0 points, nothing pending): the answer cell as released, or emptied (white space only). A
+    deleted answer cell is not: the answer may be in a cell of its own, so staff look."""
+    student, solution = released
+    assert QUESTION in read_facts(str(student), SEQUENCE_MODELS).unanswered
+    for text in ("", "  \n\n\t"):
+        emptied = _with_cell(solution, QUESTION, text, tmp_path / "emptied.ipynb")
+        assert QUESTION in read_facts(str(emptied), SEQUENCE_MODELS).unanswered
+    answered = _with_cell(solution, QUESTION, "the weights follow the last two values", tmp_path / "answered.ipynb")
+    assert QUESTION not in read_facts(str(answered), SEQUENCE_MODELS).unanswered
+    nb = nbformat.read(solution, as_version=4)
+    nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") != QUESTION]
+    nbformat.write(nb, tmp_path / "deleted.ipynb")
+    facts = read_facts(str(tmp_path / "deleted.ipynb"), SEQUENCE_MODELS)
+    assert facts.answers[QUESTION] == "" and QUESTION not in facts.unanswered
+
+
 def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
     from grader.batch.manual import AS_RELEASED
 
@@ -196,6 +213,9 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
         assert overridden["score"] == 0 and "Points set by course staff: copied from a classmate" in overridden["output"]
         cy = {t["name"]: t for t in json.loads((out / "gradescope" / "cy" / "results.json").read_text())["tests"]}
         assert cy[f"{QUESTION}: written answer"]["score"] == 1.5
+        bob = {t["name"]: t for t in json.loads((out / "gradescope" / "bob" / "results.json").read_text())["tests"]}
+        unanswered = bob[f"{QUESTION}: written answer"]  # named as every written answer is, not by the check's id
+        assert (unanswered["score"], unanswered["status"]) == (0, "failed") and "unanswered" in unanswered["output"]
 
     assert_kept(out)
     # cy changes seq2col (now wrong, so the grader's own points under cy's override change): regraded
