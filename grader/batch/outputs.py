@@ -15,13 +15,13 @@ from grader.assignments.registry import Assignment
 from grader.fsutil import write_atomic
 from grader.report import summary
 from grader.report.html import render
-from grader.report.similarity import pair_name, summary_section
+from grader.report.similarity import summary_section
 from grader.results import FLAG_WORDS, UNANSWERED_KIND, NotebookResult
 
 from .csvfile import csv_text
 from .identity import file_stem
 from .nbgrader_import import nbgrader_api, nbgrader_imported
-from .similarity import read_report
+from .similarity import pair_link, read_report
 
 
 def fmt(x: float) -> str:
@@ -112,7 +112,8 @@ def reasons(result: NotebookResult, notes=()) -> str:
 
 def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list) -> None:
     """The instructor's summary page, with the clusters of the batch's similarity report when it has one."""
-    similarity = summary_section(read_report(outdir), lambda p: pair_name(file_stem(p.a), file_stem(p.b)))
+    report = read_report(outdir)
+    similarity = summary_section(report, pair_link(report) if report is not None else None)
     summary.write_summary(outdir, assignment, results, skipped, similarity)
 
 

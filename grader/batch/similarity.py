@@ -262,11 +262,20 @@ def similarity_imports() -> None:
     copydetect_utils().filter_code("x = 1\n", "warm.py", "python")
 
 
+def pair_link(report: Report):
+    """``link(pair)``: where the side-by-side page of a pair of ``report`` is, relative to the report's folder;
+    None for a pair that has no page (it is not among the PAGE_LIMIT highest)."""
+    from grader.report.similarity import pair_name
+
+    paged = set(report.pairs[:PAGE_LIMIT])
+    return lambda p: pair_name(file_stem(p.a), file_stem(p.b)) if p in paged else None
+
+
 def write_similarity(outdir: str | Path, assignment, students, settings: Settings | None = None) -> Report:
     """Compare the code of ``students`` kept in ``outdir`` and write ``similarity/`` there: the JSON report,
     the index page and a page for each flagged pair, up to PAGE_LIMIT of them. ``settings`` None: those of the
     last report, else the defaults."""
-    from grader.report.similarity import index_page, pair_name, pair_page
+    from grader.report.similarity import index_page, pair_page
 
     outdir = Path(outdir)
     if settings is None:
@@ -283,8 +292,7 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
     else:
         report, _, slices = _analyse(codes, release_sources(assignment), settings)
     folder = outdir / REPORT_DIR
-    paged = set(report.pairs[:PAGE_LIMIT])
-    link = lambda p: pair_name(file_stem(p.a), file_stem(p.b)) if p in paged else None  # noqa: E731
+    link = pair_link(report)
     pages = set()
     for pair in report.pairs[:PAGE_LIMIT]:
         write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices[pair], copydetect_utils().highlight_overlap))

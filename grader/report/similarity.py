@@ -78,11 +78,12 @@ def index_page(assignment: str, report, link, pages: int | None = None) -> str:
 
 
 def summary_section(report, link) -> str:
-    """The summary page's section: the clusters and the ten highest pairs, linked to their pages."""
+    """The summary page's section: the clusters and the ten highest pairs, each linked to its page where it has
+    one (``link(pair)``, relative to the report's folder, or None)."""
     if report is None:
         return ""
     head = (f"{len(report.pairs)} pair(s) of {report.students} notebooks look alike, in {len(report.clusters)} "
             f"cluster(s)" if report.pairs else f"no pair of the {report.students} notebooks looks alike")
     return (f'<section><h2>Similar submissions</h2><p>{escape(head)} (<a href="similarity/index.html">all pairs</a>; '
             f"{escape(thresholds_text(report.settings))}).</p>{clusters_list(report)}"
-            f"{pairs_table(report, lambda p: f'similarity/{link(p)}', limit=10)}</section>")
+            f"{pairs_table(report, lambda p: f'similarity/{href}' if (href := link(p)) else None, limit=10)}</section>")

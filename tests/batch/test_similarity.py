@@ -132,7 +132,7 @@ def test_the_summary_counts_graded_work_and_names_the_commonest_failures(tmp_pat
 def test_pages_are_made_for_the_highest_pairs_only_and_every_pair_is_listed(released, tmp_path, monkeypatch):
     """A class of copies flags every pair; side-by-side pages are made for the PAGE_LIMIT highest, the index
     links those and says so, and the JSON and the index still list every pair."""
-    from grader.batch import similarity
+    from grader.batch import outputs, similarity
 
     original = _solution_code(released)
     codes = {"ada": original, "bob": original.replace("filter_size", "width"),
@@ -150,6 +150,9 @@ def test_pages_are_made_for_the_highest_pairs_only_and_every_pair_is_listed(rele
     assert index.count('href="pairs/') == 2 and "pages are made for the 2 highest pairs" in index
     assert all(f"{p.a} – {p.b}" in index for p in report.pairs)
     assert len(json.loads((tmp_path / "similarity" / "similarity.json").read_text())["pairs"]) == 6
+    outputs.write_summary(tmp_path, SEQUENCE_MODELS, {}, [])  # the summary's ten highest pairs link those with a page
+    summary = (tmp_path / "summary.html").read_text()
+    assert summary.count('href="similarity/pairs/') == 2 and all(f"{p.a} – {p.b}" in summary for p in report.pairs)
     monkeypatch.setattr(similarity, "PAGE_LIMIT", 1)  # a page no longer among the highest is removed
     similarity.write_similarity(tmp_path, SEQUENCE_MODELS, sorted(codes))
     assert [p.name for p in (tmp_path / "similarity" / "pairs").glob("*.html")] == [f"{report.pairs[0].a}__{report.pairs[0].b}.html"]
