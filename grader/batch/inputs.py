@@ -1,11 +1,13 @@
 """Find the submissions in a folder or an LMS export and name their students.
 
-Layouts:
+Layouts, the first that fits:
+* Gradescope: ``submission_<digits>/...`` folders at the export's top (or in one folder around it) with a
+  ``submission_metadata.yml`` beside them (without it: notebooks in such folders and none with a Canvas name);
+  a metadata file or a ``submission_<digits>`` folder inside a submission is the student's, never the export's
+* Canvas, every notebook named ``name_[LATE_]<user id>_<submission id>_<original name>`` (at any depth)
 * nbgrader: ``[submitted/]<student>/<assignment>/*.ipynb``
-* a flat folder of ``*.ipynb``: the student id is the file's stem
-* a ``.zip``: Canvas names files ``name_[LATE_]<user id>_<submission id>_<original name>``; Gradescope
-  exports ``submission_<id>/...`` folders with a ``submission_metadata.yml`` (without it, notebooks in
-  such folders and none with a Canvas name); otherwise as a folder.
+* Canvas, where some notebooks are named so; otherwise a folder of ``*.ipynb`` (the student id is the stem).
+An export is tried as an LMS's before nbgrader's tree, whose pattern a re-zipped export can fit by chance.
 
 Identity: the student id is exactly the text the input gives (Unicode, spaces and case kept); two
 different ids are two students, and the files made for them are named by ``identity.file_stem``.
@@ -49,6 +51,8 @@ CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_|late_)?(?P<user>\d+)_(?P<s
 MAX_ZIP_BYTES = 4 * 2**30  # the notebooks of one archive, unpacked (sizes from the zip's directory, which zipfile enforces)
 MAX_ZIP_FILES = 20_000
 METADATA = "submission_metadata.yml"
+SUBMISSION_FOLDER = re.compile(r"^submission_\d+$")  # Gradescope's folder of one submission
+TOP_PARTS = 2  # Gradescope's folders lie at the export's top, or in one folder around them
 NAME_BYTES = 255  # the longest file name Linux and macOS file systems take
 
 
@@ -229,10 +233,24 @@ def _when(value) -> datetime.datetime | None:
     return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
 
 
+def submission_folder(e: Entry) -> str | None:
+    """The Gradescope submission folder ``e`` lies in: the outermost ``submission_<digits>`` folder among the
+    export's top TOP_PARTS levels (a folder of that name deeper down is one a student uploaded)."""
+    return next((part for part in e.parts[:-1][:TOP_PARTS] if SUBMISSION_FOLDER.match(part)), None)
+
+
+def _metadata_entry(entries: list[Entry]) -> Entry | None:
+    """The export's submission_metadata.yml: the shallowest one at its top, never one inside a submission (a
+    student's upload must not rename the class)."""
+    found = [e for e in entries if e.name == METADATA and e.path is not None and len(e.parts) <= TOP_PARTS
+             and submission_folder(e) is None]
+    return min(found, key=lambda e: (len(e.parts), e.parts, e.order), default=None)
+
+
 def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None, str]]:
     """submission folder -> (its submitters, its time, that time as the metadata writes it), from Gradescope's
     submission_metadata.yml."""
-    meta = min((e for e in entries if e.name == METADATA and e.path is not None), key=lambda e: (e.parts, e.order), default=None)
+    meta = _metadata_entry(entries)
     if meta is None:
         return {}
     try:
@@ -260,17 +278,13 @@ def _candidates(entries: list[Entry], assignment: str, file_times: bool = False)
     folder's notebooks carry their file times as submission times."""
     own = (lambda e: (e.time, "file time")) if file_times else (lambda e: ("", ""))
     notebooks = [e for e in entries if e.name.endswith(".ipynb")]
-    base = ("submitted",) if any(len(e.parts) > 1 and e.parts[0] == "submitted" for e in entries) else ()
-    nbgrader = [e for e in notebooks if len(e.parts) == len(base) + 3 and e.parts[:len(base)] == base
-                and e.parts[len(base) + 1] == assignment]
-    if nbgrader:
-        return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order), False, *own(e)) for e in nbgrader]
     gradescope = _gradescope_people(entries)
-    in_folders = any(part.startswith("submission_") for e in notebooks for part in e.parts[:-1])
-    if gradescope or (in_folders and not any(CANVAS.match(e.name) for e in notebooks)):
+    in_folders = any(submission_folder(e) for e in notebooks)
+    canvas_named = [bool(CANVAS.match(e.name)) for e in notebooks]
+    if gradescope or (in_folders and not any(canvas_named)):
         found = []
         for e in notebooks:
-            folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
+            folder = submission_folder(e)
             if folder:
                 people, when, written = gradescope.get(folder, ([Person(folder)], None, ""))
                 rank = (when.timestamp() if when else float("-inf"), e.parts, e.order)
@@ -278,6 +292,11 @@ def _candidates(entries: list[Entry], assignment: str, file_times: bool = False)
                 stamp = (when.isoformat() if when else written, "Gradescope created_at") if when or written else own(e)
                 found += [Candidate(person, e, rank, False, *stamp) for person in people]
         return "gradescope", found
+    base = ("submitted",) if any(len(e.parts) > 1 and e.parts[0] == "submitted" for e in entries) else ()
+    nbgrader = [e for e in notebooks if len(e.parts) == len(base) + 3 and e.parts[:len(base)] == base
+                and e.parts[len(base) + 1] == assignment]
+    if nbgrader and not all(canvas_named):  # every notebook named by Canvas: a Canvas export, however deep
+        return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order), False, *own(e)) for e in nbgrader]
     found = []
     for e in notebooks:
         m = CANVAS.match(e.name)
@@ -304,7 +323,7 @@ def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named:
     and so does one whose submission the metadata lists with no file in the export."""
     people = _gradescope_people(entries)
     for e in entries:
-        folder = next((part for part in e.parts[:-1] if part.startswith("submission_")), None)
+        folder = submission_folder(e)
         if folder is None or e.name.endswith(".ipynb") or e.name == METADATA:
             continue
         submitters, when, written = people.get(folder, ([Person(folder)], None, ""))

@@ -245,6 +245,49 @@ def test_gradescope_resubmission_by_time_and_every_group_member(tmp_path):
     assert "duplicate for student 42" in skipped["export/submission_200/a.ipynb"]
 
 
+META = ("submission_1:\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n"
+        "submission_2:\n  :submitters:\n  - :name: Alan\n    :sid: '43'\n"
+        "submission_3:\n  :submitters:\n  - :name: Grace\n    :sid: '44'\n")
+
+
+@pytest.mark.parametrize("top", ["", "submission_downloads/"])
+def test_a_gradescope_export_is_read_as_one_whatever_a_student_uploaded(tmp_path, top):
+    """Gradescope's layout wins over nbgrader's pattern, which a student's uploaded project folder fits
+    (submission_N/<assignment>/x.ipynb); the submission folders are found at the export's top, also inside a
+    folder whose own name starts with "submission_"; a metadata file or submission folder a student uploaded
+    renames nobody."""
+    hijack = ("submission_1:\n  :submitters:\n  - :name: Mallory\n    :sid: '66'\n"
+              "submission_2:\n  :submitters:\n  - :name: Mallory\n    :sid: '66'\n")
+    jobs, skipped, _, found = _found(_zip(tmp_path / "gs.zip", [
+        (f"{top}submission_1/sequence_models.ipynb", b"ada"),
+        (f"{top}submission_2/sequence_models/sequence_models.ipynb", b"alan"),  # a project folder, uploaded
+        (f"{top}submission_2/submission_metadata.yml", hijack.encode()),
+        (f"{top}submission_3/work/submission_9/sequence_models.ipynb", b"grace"),
+        (f"{top}submission_metadata.yml", META.encode())]))
+    assert found.layout == "gradescope" and jobs == {"42": b"ada", "43": b"alan", "44": b"grace"}
+
+
+def test_a_canvas_export_rezipped_in_folders_is_still_canvas(tmp_path):
+    """Every notebook named by Canvas: Canvas's layout, though the folders fit nbgrader's pattern."""
+    jobs, _, _, found = _found(_zip(tmp_path / "canvas.zip", [
+        (f"Fall25/sequence_models/{name}_{user}_{sub}_sequence_models.ipynb", name.encode())
+        for name, user, sub in (("ada", 1001, 5001), ("alan", 1002, 5002), ("grace", 1003, 5003))]))
+    assert found.layout == "canvas" and jobs == {"1001": b"ada", "1002": b"alan", "1003": b"grace"}
+
+
+def test_folders_named_submission_but_not_gradescopes_are_a_plain_folder_or_nbgrader(tmp_path):
+    """submission_week1/ is no Gradescope folder (not submission_<digits>); a student's own submission_7 folder
+    deep in an nbgrader tree does not make the tree a Gradescope export."""
+    jobs, _, _, found = _found(_zip(tmp_path / "week.zip", [
+        (f"submission_week1/{s}.ipynb", s.encode()) for s in ("ada", "bob", "cy")]))
+    assert found.layout == "folder" and jobs == {"ada": b"ada", "bob": b"bob", "cy": b"cy"}
+    jobs, _, _, found = _found(_zip(tmp_path / "nbgrader.zip", [
+        ("submitted/ada/sequence_models/sequence_models.ipynb", b"ada"),
+        ("submitted/bob/sequence_models/sequence_models.ipynb", b"bob"),
+        ("submitted/bob/sequence_models/submission_7/sequence_models.ipynb", b"stray")]))
+    assert found.layout == "nbgrader" and jobs == {"ada": b"ada", "bob": b"bob"}
+
+
 # Entry names: path pieces an export may hold, or anything at all (long, Unicode, "..", backslashes).
 PIECE = st.one_of(st.sampled_from(["..", ".", "", "work", "x.ipynb", "__MACOSX", "submission_1"]),
                   st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\0"), max_size=140))
