@@ -212,13 +212,14 @@ def cmd_list(args, console: Console) -> int:
 
 def cmd_batch(args, console: Console) -> int:
     from grader.batch.inputs import discover
-    from grader.batch.record import check_storable_db_url
+    from grader.batch.record import check_outdir_assignment, check_storable_db_url
 
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1; got {args.workers}")
     limits = _limits(args)
     _check_assignment(args.assignment)
     check_storable_db_url(args.db)
+    check_outdir_assignment(args.out, args.assignment)
     found = discover(args.submissions, args.assignment, file_times=args.file_times)  # fail fast, before anything slow is imported
     zygote = None
     if found.jobs and not args.scheduler and not (Path(args.out) / "results").is_dir():  # every notebook will be graded:

@@ -129,6 +129,20 @@ def read_record(outdir: str | Path) -> BatchRecord:
         raise UsageError(f"cannot read {path}: {exc}") from None
 
 
+def check_outdir_assignment(outdir: str | Path, assignment_id: str) -> None:
+    """UsageError when ``outdir`` holds a batch of another assignment: its grades, pages and staff marks would be
+    mixed with this one's (a folder per assignment; a record that cannot be read is written anew)."""
+    if not (Path(outdir) / RECORD_FILE).is_file():
+        return
+    try:
+        there = read_record(outdir).assignment
+    except UsageError:
+        return
+    if there != assignment_id:
+        raise UsageError(f"{outdir} holds the graded batch of {there} (its grades, feedback and staff marks); "
+                         f"grade {assignment_id} into another folder")
+
+
 def missing_result(assignment: Assignment, notebook: str, reason: str) -> NotebookResult:
     """An 'invalid' result with every check at 0 (manual questions pending), for a student whose
     notebook could not be graded or who handed in none."""

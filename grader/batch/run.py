@@ -26,8 +26,8 @@ from .inputs import Discovery, discover
 from .late import batch_policy
 from .pool import SharedZygote, default_workers, local_workers
 from .publish import publish
-from .record import (LMS_FORMATS, BatchRecord, StudentRecord, check_storable_db_url, gradebook_url, missing_result,
-                     no_notebook_reason, write_record)
+from .record import (LMS_FORMATS, BatchRecord, StudentRecord, check_outdir_assignment, check_storable_db_url,
+                     gradebook_url, missing_result, no_notebook_reason, write_record)
 from .similarity import code_path, similarity_imports, write_similarity
 from .staff import load_marks
 from .totals import final_result
@@ -89,6 +89,7 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         if config.lms and config.lms not in LMS_FORMATS:
             raise UsageError(f"unknown LMS {config.lms!r}; known: {', '.join(LMS_FORMATS)}")
         check_storable_db_url(config.db_url)
+        check_outdir_assignment(config.outdir, assignment.id)
         if found is None:
             found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
     except BaseException:

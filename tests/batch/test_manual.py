@@ -157,6 +157,16 @@ def test_an_emptied_answer_cell_is_unanswered_and_a_deleted_one_waits_for_staff(
     assert facts.answers[QUESTION] == "" and QUESTION not in facts.unanswered
 
 
+def test_a_batch_of_another_assignment_into_a_graded_folder_is_refused(out, course, capsys):
+    """A folder holds one assignment's batch: grading another into it (a typo in --out) is refused before
+    anything is read or written, so the first batch's grades, pages and staff marks stay as they were."""
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert main(["batch", str(course), "--assignment", "attention", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "holds the graded batch of sequence_models" in err and "Traceback" not in err
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+
+
 def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
     from grader.batch.manual import AS_RELEASED
 
