@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader.errors import UsageError
-from grader.results import StaffMark
+from grader.results import MANUAL_CHECK, StaffMark
 
 from .csvfile import neutralised
 from .people import resolve_student
@@ -43,6 +43,9 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
         raise UsageError("an override needs a reason (--reason TEXT); the student sees it on the feedback page")
     record, target, max_points = _target(outdir, student, spec)
     student = target.student
+    if target.check == MANUAL_CHECK:  # one kind of mark per written answer: a manual score, with its comment
+        raise UsageError(f"{target.exercise} is a written answer: score it with `seqgrade manual import` (or in "
+                         f"formgrader), whose comment the student sees; an override would replace that score")
     if not points_allowed(points, max_points):
         raise UsageError(f"points must be within [0, {max_points:g}] for {target.exercise}.{target.check}; got {points:g}")
     from . import outputs

@@ -291,6 +291,8 @@ def test_import_errors_for_missing_columns_and_missing_batches(out, tmp_path, ca
         (["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "99", "--reason", "x"], "points must be within"),
         (["override", str(out), "ada", "nope", "1", "--reason", "x"], "has no exercise 'nope'"),
         (["override", str(out), "ada", QUESTION, "--remove"], "no override"),
+        # a written answer is scored by manual import: an override would replace (and --remove delete) that score
+        (["override", str(out), "ada", QUESTION, "2", "--reason", "regrade request"], "is a written answer: score it"),
     ]:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
