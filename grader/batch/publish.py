@@ -13,8 +13,8 @@ from grader.assignments.registry import Assignment, get_outline
 from grader.results import NotebookResult
 
 from . import outputs
-from .lms import write_lms_csv
-from .record import BatchRecord, missing_result, no_notebook_reason, read_record
+from .lms import lms_path, write_lms_csv
+from .record import LMS_FORMATS, BatchRecord, missing_result, no_notebook_reason, read_record
 from .staff import bind_unbound, load_marks, save_marks, staff_lock
 from .totals import final_result
 
@@ -57,12 +57,16 @@ def _publish(outdir: Path, assignment: Assignment, record: BatchRecord, graded: 
         if record.gradescope:
             outputs.write_gradescope(outdir, student, result, assignment)
     outputs.write_grades_csv(outdir, assignment, final, record.students, said)
-    if record.lms:
-        write_lms_csv(outdir, record.lms, assignment.id, final, record.students)
+    # the LMS asked for, and every other LMS file the folder holds: none is left behind with earlier totals
+    lms_files = sorted({record.lms} - {""} | {lms for lms in LMS_FORMATS if lms_path(outdir, lms).is_file()})
+    for lms in lms_files:
+        write_lms_csv(outdir, lms, assignment.id, final, record.students)
+    if lms_files:
         waiting = sum(1 for r in final.values() if r.pending_points)
         if waiting:
             notes.append(f"{waiting} student{' has' if waiting == 1 else 's have'} manual points pending; "
-                         f"the {record.lms} CSV gives {'that score' if waiting == 1 else 'their scores'} without them")
+                         f"the {' and '.join(lms_files)} CSV gives {'that score' if waiting == 1 else 'their scores'} "
+                         f"without them")
     phase(f"writing the nbgrader gradebook ({len(final)} students)")
     outputs.write_gradebook(record.gradebook_url(outdir), assignment, final, set_aside)
     similarity_written()

@@ -167,6 +167,27 @@ def test_a_batch_of_another_assignment_into_a_graded_folder_is_refused(out, cour
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
 
 
+def test_every_lms_file_in_the_folder_follows_the_totals(out, course, threads, tmp_path):
+    """An LMS file the folder holds is rewritten with every output, whichever LMS the last command named: after
+    a Canvas then a Gradescope export, a manual score reaches both files; a batch run again without --lms
+    rewrites them too, so no file keeps earlier totals to be uploaded by mistake."""
+    def lms_totals(lms):
+        with open(out / f"{lms}-grades.csv", newline="") as f:
+            return {r["ID" if lms == "canvas" else "SID"]: float(r["sequence_models"]) for r in csv.DictReader(f)}
+
+    assert main(["export-grades", str(out), "--lms", "canvas"]) == 0
+    assert main(["export-grades", str(out), "--lms", "gradescope"]) == 0
+    scores = tmp_path / "scores.csv"
+    scores.write_text(f"student,question,points\nada,{QUESTION},2\n")
+    assert main(["manual", "import", str(out), str(scores)]) == 0
+    totals = {s: float(r["total"]) for s, r in _rows(out).items()}
+    assert totals["ada"] == 27 and lms_totals("canvas") == lms_totals("gradescope") == totals
+    (out / "staff.json").unlink()  # the score gone, then a batch without --lms: the files follow again
+    _batch(course, out, threads)
+    totals = {s: float(r["total"]) for s, r in _rows(out).items()}
+    assert totals["ada"] == 25 and lms_totals("canvas") == lms_totals("gradescope") == totals
+
+
 def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
     from grader.batch.manual import AS_RELEASED
 
