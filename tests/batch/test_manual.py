@@ -7,6 +7,8 @@ import concurrent.futures as cf
 import csv
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -186,6 +188,18 @@ def test_every_lms_file_in_the_folder_follows_the_totals(out, course, threads, t
     _batch(course, out, threads)
     totals = {s: float(r["total"]) for s, r in _rows(out).items()}
     assert totals["ada"] == 25 and lms_totals("canvas") == lms_totals("gradescope") == totals
+
+
+def test_a_staff_command_whose_reader_has_gone_still_rewrites_every_output(out, tmp_path):
+    """`seqgrade manual import ... | head -1`, or a closed terminal: the score is stored and every output
+    rewritten (before, the command stopped at its second line of output, between the two, with exit 1)."""
+    scores = tmp_path / "scores.csv"
+    scores.write_text(f"student,question,points\nada,{QUESTION},2\n")
+    command = subprocess.Popen([sys.executable, "-m", "grader.cli", "manual", "import", str(out), str(scores)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command.stdout.close()  # the reader goes before the command writes its first line
+    assert command.wait(timeout=300) == 0, command.stderr.read().decode()
+    assert float(_rows(out)["ada"]["total"]) == 27 and "Graded by course staff" in (out / "feedback" / "ada.html").read_text()
 
 
 def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
