@@ -247,18 +247,23 @@ def _metadata_entry(entries: list[Entry]) -> Entry | None:
     return min(found, key=lambda e: (len(e.parts), e.parts, e.order), default=None)
 
 
-def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None, str]]:
-    """submission folder -> (its submitters, its time, that time as the metadata writes it), from Gradescope's
-    submission_metadata.yml."""
+def _metadata(entries: list[Entry]) -> tuple[object, str]:
+    """(what the export's submission_metadata.yml holds, or None; why it could not be read, or "")."""
     meta = _metadata_entry(entries)
     if meta is None:
-        return {}
+        return None, ""
     try:
         import yaml
 
-        data = yaml.safe_load(meta.path.read_text(encoding="utf-8", errors="replace")) or {}
-    except Exception:  # an unreadable metadata file: the folders name the submissions
-        return {}
+        return yaml.safe_load(meta.path.read_text(encoding="utf-8", errors="replace")) or {}, ""
+    except Exception as exc:  # an unreadable metadata file: the folders name the submissions
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}".rstrip(": ")
+
+
+def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None, str]]:
+    """submission folder -> (its submitters, its time, that time as the metadata writes it), from Gradescope's
+    submission_metadata.yml."""
+    data, _ = _metadata(entries)
     found = {}
     for folder, entry in data.items() if isinstance(data, dict) else []:
         entry = entry if isinstance(entry, dict) else {}
@@ -393,6 +398,10 @@ def discover(submissions: str | Path, assignment: str, *, file_times: bool = Fal
             _canvas_without_notebook(result, named)
         elif result.layout == "gradescope":
             _gradescope_without_notebook(result, entries, named)
+            meta, problem = _metadata_entry(entries), _metadata(entries)[1]
+            if problem:
+                result.skipped.append((meta.rel, f"Gradescope's metadata could not be read ({problem}): each submission "
+                                                 f"is named by its folder, without the students' ids, names and emails"))
     except BaseException:
         result.cleanup()
         raise

@@ -288,6 +288,15 @@ def test_folders_named_submission_but_not_gradescopes_are_a_plain_folder_or_nbgr
     assert found.layout == "nbgrader" and jobs == {"ada": b"ada", "bob": b"bob"}
 
 
+def test_unreadable_gradescope_metadata_is_said_not_ignored(tmp_path):
+    """Metadata that does not parse: the submissions are named by their folders, and the batch says why."""
+    jobs, skipped, _, found = _found(_zip(tmp_path / "gs.zip", [
+        ("submission_metadata.yml", b"submission_1:\n  :submitters:\n  - :name: Ada\n   :sid: '42'\n  bad: [\n"),
+        ("submission_1/sequence_models.ipynb", b"ada"), ("submission_2/sequence_models.ipynb", b"alan")]))
+    assert found.layout == "gradescope" and jobs == {"submission_1": b"ada", "submission_2": b"alan"}
+    assert "metadata could not be read (ParserError" in skipped["submission_metadata.yml"]
+
+
 # Entry names: path pieces an export may hold, or anything at all (long, Unicode, "..", backslashes).
 PIECE = st.one_of(st.sampled_from(["..", ".", "", "work", "x.ipynb", "__MACOSX", "submission_1"]),
                   st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\0"), max_size=140))
