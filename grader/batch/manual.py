@@ -151,6 +151,14 @@ def _number(text: str, path, row: int, column: str, high: float) -> float:
     return value
 
 
+def _delimiter(text: str) -> str:
+    """"," for a CSV file; ";" for the one a spreadsheet in a locale with the decimal comma saves (its header holds
+    the required columns only when split at semicolons)."""
+    first = text.splitlines()[0] if text else ""
+    names = lambda sep: {h.strip().lower() for h in first.split(sep)}  # noqa: E731
+    return ";" if not set(REQUIRED_COLUMNS) <= names(",") and set(REQUIRED_COLUMNS) <= names(";") else ","
+
+
 def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, float], by: str) -> tuple[dict, int]:
     """(Target -> StoredMark for every filled row, number of rows left empty); ScoreFileError on the first bad row.
     Cells are read as the export wrote them (``csvfile.unquoted``); each score is bound to the row's answer
@@ -162,8 +170,9 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not UTF-8 text; save it from the spreadsheet as CSV (UTF-8)") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in reader.fieldnames or []]
+    delimiter = _delimiter(text)
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header = [h.strip().lower() for h in reader.fieldnames or []]  # Student, POINTS: as a spreadsheet may write them
     for column in REQUIRED_COLUMNS:
         if column not in header:
             raise ScoreFileError(path, 0, column, f"missing column; the file needs {', '.join(REQUIRED_COLUMNS)} (and may have comment)")
@@ -186,6 +195,8 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         if not points_text:
             skipped += 1
             continue
+        if delimiter == ";" and points_text.count(",") == 1 and "." not in points_text:
+            points_text = points_text.replace(",", ".")  # the decimal comma of the locales whose lists use ";"
         points = _number(points_text, path, row_number, "points", questions[question])
         target = Target(student, question, MANUAL_CHECK)
         if target in seen:

@@ -312,6 +312,15 @@ def test_a_bad_row_is_named_and_nothing_is_applied(out, tmp_path, capsys, rows, 
     assert {p: (out / p).read_bytes() for p in before} == before
 
 
+def test_a_score_file_from_a_semicolon_locale_spreadsheet_is_read(out, tmp_path):
+    """A spreadsheet in a locale with the decimal comma saves CSV with ";" between cells, a byte-order mark,
+    CRLF and perhaps capitalised headers: its scores are read (1,5 is 1.5), not refused as a missing column."""
+    path = tmp_path / "scores.csv"
+    path.write_bytes(f"\ufeffStudent;Question;Points;Comment\r\nada;{QUESTION};1,5;clear\r\n".encode())
+    assert main(["manual", "import", str(out), str(path)]) == 0
+    assert _rows(out)["ada"][QUESTION] == "1.5"
+
+
 def test_import_errors_for_missing_columns_and_missing_batches(out, tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("student,question\nada,ar_fit_interpretation\n")
