@@ -12,6 +12,7 @@ from .version import RESULT_SCHEMA_VERSION, __version__
 
 CHECK_STATUSES = ("passed", "failed", "error", "timeout", "missing", "manual")
 MANUAL_CHECK = "manual_review"  # the one check of a manual (free-text) question
+MANUAL_MESSAGE = "graded by course staff"  # the message of a manual check (grader.checking.unrun.manual_result)
 UNANSWERED_KIND = "unanswered"  # the kind of a manual check whose answer cell is empty or exactly as released (0 points)
 NOTEBOOK_STATUSES = ("graded", "invalid", "wrong_assignment")
 # Facts about a submission that are not exercise results; a batch sets them (grades.csv's reason column).

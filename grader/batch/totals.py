@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from grader.results import UNANSWERED_KIND, NotebookResult
+from grader.results import MANUAL_MESSAGE, UNANSWERED_KIND, NotebookResult
 
 from .late import LatePolicy, assess
 from .staff import StoredMark, Target
@@ -77,6 +77,8 @@ def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, 
                 else:
                     mark = replace(m, grader_points=c.points)
                     notes += _override_notes(e.id, c.name, c.points, stored)
+            if mark is not None and c.kind == UNANSWERED_KIND:  # scored by staff after all (a stored result held it
+                c = replace(c, status="manual", message=MANUAL_MESSAGE, kind="")  # as unanswered): a written answer again
             if c.status == "manual" and mark is None:
                 if unanswerable:
                     c = replace(c, status="missing", message=NO_ANSWER, kind="missing")

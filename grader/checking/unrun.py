@@ -2,7 +2,7 @@
 of a notebook that could not be graded (plain data: the batch's own process makes them without the checks)."""
 from __future__ import annotations
 
-from grader.results import MANUAL_CHECK, CheckResult, ExerciseResult
+from grader.results import MANUAL_CHECK, MANUAL_MESSAGE, CheckResult, ExerciseResult
 
 from .exercise import Exercise
 from .kinds import FAILURE_KINDS
@@ -10,7 +10,7 @@ from .kinds import FAILURE_KINDS
 
 def manual_result(exercise: Exercise) -> ExerciseResult:
     check = CheckResult(name=MANUAL_CHECK, status="manual", points=0, max_points=exercise.points,
-                        message="graded by course staff")
+                        message=MANUAL_MESSAGE)
     return ExerciseResult(id=exercise.id, checks=(check,), max_score=exercise.points, manual=True)
 
 

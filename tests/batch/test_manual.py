@@ -312,6 +312,20 @@ def test_a_bad_row_is_named_and_nothing_is_applied(out, tmp_path, capsys, rows, 
     assert {p: (out / p).read_bytes() for p in before} == before
 
 
+def test_an_unanswered_question_scored_by_staff_reads_as_scored(out, tmp_path):
+    """A score imported for an unanswered question counts, and nothing says "unanswered" any more: not the
+    row's reason, not the feedback page (the stored result had the question as unanswered)."""
+    from grader.batch.totals import UNANSWERED
+
+    assert "unanswered" in _rows(out)["bob"]["reason"]
+    path = tmp_path / "scores.csv"
+    path.write_text(f"student,question,points,comment\nbob,{QUESTION},2,answered on paper\n")
+    assert main(["manual", "import", str(out), str(path)]) == 0
+    row, page = _rows(out)["bob"], (out / "feedback" / "bob.html").read_text()
+    assert row[QUESTION] == "2" and "unanswered" not in row["reason"]
+    assert "answered on paper" in page and UNANSWERED not in page and "Unanswered:" not in page
+
+
 def test_a_score_file_from_a_semicolon_locale_spreadsheet_is_read(out, tmp_path):
     """A spreadsheet in a locale with the decimal comma saves CSV with ";" between cells, a byte-order mark,
     CRLF and perhaps capitalised headers: its scores are read (1,5 is 1.5), not refused as a missing column."""
