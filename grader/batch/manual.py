@@ -7,8 +7,8 @@ of exactly one student; a known question; a number within [0, max points]); the 
 ``ScoreFileError`` naming its row and column and nothing is stored. Rows with an empty ``points`` cell are skipped (not graded yet).
 
 A score is bound to the answer it scored (``StoredMark.answer_sha256``): the answer in the row when the
-file has the export's ``answer`` column (what the TA read), else the answer the batch holds now. A
-score whose answer has changed since is set aside: the export shows "answer changed since scored" in
+file has the export's ``answer`` column and the cell is not empty (what the TA read), else the answer the batch
+holds now. A score whose answer has changed since is set aside: the export shows "answer changed since scored" in
 its ``note`` column, with the old score, and leaves ``points`` empty for the TA to score it again.
 """
 from __future__ import annotations
@@ -202,7 +202,10 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         if target in seen:
             raise ScoreFileError(path, row_number, "student", f"{student} {question} was already scored in row {seen[target]}")
         seen[target] = row_number
-        scored = unquoted(row["answer"] or "") if "answer" in header else record.students[student].answers.get(question, "")
+        given = unquoted(row["answer"] or "") if "answer" in header else ""
+        # the answer the TA read in the row; a row whose answer cell was cleared (or a file without the column)
+        # scores the answer the batch holds
+        scored = given if given.strip() else record.students[student].answers.get(question, "")
         marks[target] = StoredMark(StaffMark(kind="manual", points=points, reason=comment, by=by), answer_sha256=answer_digest(scored))
     return marks, skipped
 

@@ -326,6 +326,26 @@ def test_an_unanswered_question_scored_by_staff_reads_as_scored(out, tmp_path):
     assert "answered on paper" in page and UNANSWERED not in page and "Unanswered:" not in page
 
 
+def test_a_row_whose_answer_cell_was_cleared_scores_the_answer_the_batch_holds(out, tmp_path):
+    """A TA who empties the export's answer cells (to keep the file small) has scored the answers the batch
+    holds: the score counts at once, not "manual stale"; an answer cell that differs still sets it aside."""
+    assert main(["manual", "export", str(out)]) == 0
+    cleared = _fill(out / "manual" / f"{QUESTION}.csv", {"ada": ("2", "clear")}, tmp_path / "cleared.csv")
+    rows = list(csv.DictReader(open(cleared, newline="")))
+    for row in rows:
+        row["answer"] = ""
+    with open(cleared, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["manual", "import", str(out), str(cleared)]) == 0
+    assert _rows(out)["ada"][QUESTION] == "2" and "manual stale" not in _rows(out)["ada"]["reason"]
+    other = tmp_path / "other.csv"
+    other.write_text(f"student,question,answer,points\nada,{QUESTION},another answer,1\n")
+    assert main(["manual", "import", str(out), str(other)]) == 0
+    assert "manual stale" in _rows(out)["ada"]["reason"]
+
+
 def test_a_score_file_from_a_semicolon_locale_spreadsheet_is_read(out, tmp_path):
     """A spreadsheet in a locale with the decimal comma saves CSV with ";" between cells, a byte-order mark,
     CRLF and perhaps capitalised headers: its scores are read (1,5 is 1.5), not refused as a missing column."""
