@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, strategies as st
 
-from grader.batch import inputs
+from grader.batch import entries
 from grader.batch.identity import file_stem, is_plain
 from grader.batch.inputs import CANVAS, discover
 from grader.cli import main
@@ -180,16 +180,16 @@ def test_an_entry_that_cannot_be_unpacked_is_its_students_problem_and_the_rest_i
 
 
 def test_size_caps_refuse_one_notebook_or_the_whole_archive(tmp_path, monkeypatch):
-    monkeypatch.setattr(inputs, "MAX_NOTEBOOK_BYTES", 100)
+    monkeypatch.setattr(entries, "MAX_NOTEBOOK_BYTES", 100)
     path = _zip(tmp_path / "c.zip", [("lovelace_1001_5001_x.ipynb", b"1" * 101), ("turing_1002_5002_x.ipynb", b"2"),
                                     ("hopper_1003_5003_video.mp4", b"3" * 10_000)])  # not a notebook: not unpacked
     jobs, _, unreadable, _ = _found(path)
     assert jobs == {"1002": b"2"} and "notebooks over 0 MB are not graded" in unreadable["1001"]
-    monkeypatch.setattr(inputs, "MAX_ZIP_BYTES", 100)
+    monkeypatch.setattr(entries, "MAX_ZIP_BYTES", 100)
     _zip(path, [(f"s{i}.ipynb", b"x" * 60) for i in range(2)])
     with pytest.raises(ArchiveError, match="add up to"):
         discover(path, "sequence_models")
-    monkeypatch.setattr(inputs, "MAX_ZIP_FILES", 1)
+    monkeypatch.setattr(entries, "MAX_ZIP_FILES", 1)
     with pytest.raises(ArchiveError, match="holds 2 entries"):
         discover(path, "sequence_models")
 
