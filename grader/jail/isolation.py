@@ -18,6 +18,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 36, 38, 24
+PR_SET_THP_DISABLE = 41
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -272,4 +273,17 @@ def pin_cpus(cpus) -> None:
     try:
         os.sched_setaffinity(0, {int(c) for c in list(cpus)[:1024]})
     except (OSError, TypeError, ValueError):
+        pass
+
+
+def small_pages_only() -> None:
+    """Back this process's memory, and that of every process it forks, with ordinary 4 KiB pages (prctl
+    PR_SET_THP_DISABLE). numpy asks the kernel for transparent huge pages for large arrays; with them, a huge
+    page a call only reads counts 2 MiB in the memory the grader measures it touched (grader.sandbox.touched),
+    and making a large array takes as long as the kernel needs to find or compact 2 MiB of free memory, which
+    varies with the machine's state: a loop hoarding arrays ran out of memory on one run and out of CPU time on
+    the next. Where the kernel refuses (too old): as before."""
+    try:
+        prctl(PR_SET_THP_DISABLE, 1)
+    except OSError:
         pass

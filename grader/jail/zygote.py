@@ -105,6 +105,7 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket, root: filesyst
     os.setsid()
     isolation.set_parent_death_signal(signal.SIGKILL)
     isolation.pin_cpus(spec.get("cpus"))  # the grading thread's CPU: the two take turns (grader.sandbox.cpus)
+    isolation.small_pages_only()  # measured memory and the time to make an array do not depend on huge pages
     limits = Limits(**spec["limits"])
     # As root, switch the student to an unprivileged uid; otherwise (or when asked, to test that path)
     # use a user namespace and clear every capability.

@@ -4,6 +4,7 @@ import os
 import pytest
 
 from grader.jail.limits import Limits
+from grader.sandbox import procfs
 from grader.sandbox.client import Session, Zygote
 from grader.sandbox.inprocess import InProcess
 
@@ -46,6 +47,34 @@ def test_the_sandbox_measures_a_calls_peak_memory_from_outside(rootless):
     # As root the jail's own memory cgroup records the peak, out of the student's reach; without root the
     # grader also samples the tree's resident memory while it waits, which catches this reset too.
     assert peaks["whole_then_reset"] >= 64, peaks
+
+
+def _field(text: str, name: str) -> int | None:
+    line = next((line for line in text.splitlines() if line.startswith(name + ":")), None)
+    return None if line is None else int(line.split()[1])
+
+
+def test_a_jail_has_no_transparent_huge_pages():
+    """Every process of a jail runs without transparent huge pages (read from /proc, outside the jail). numpy
+    asks for them for a large array; with them, a huge page a call only reads counts 2 MiB as touched, and how
+    long an array takes to make depends on the machine's free memory (whether a hoarding loop ran out of
+    memory or of CPU time changed between runs)."""
+    cells = [(0, "import numpy as np\nkept = np.ones(2**23)  # 64 MiB: numpy asks for huge pages\n"
+                 "def touch(step):\n    return float(kept[::step].sum())\n")]
+    with Zygote(slot=13) as zygote:
+        session = Session(zygote, cells, Limits())
+        try:
+            session.open()
+            session.call("touch", [4096])
+            pids = procfs.tree_pids(session.pgid)
+            status = [open(f"/proc/{pid}/status").read() for pid in pids]
+            rollups = [open(f"/proc/{pid}/smaps_rollup").read() for pid in pids]
+        finally:
+            session.close()
+    if any(_field(text, "THP_enabled") is None for text in status):
+        pytest.skip("this kernel does not say whether a process may have transparent huge pages")
+    assert pids and all(_field(text, "THP_enabled") == 0 for text in status)
+    assert all(_field(text, "AnonHugePages") == 0 for text in rollups)
 
 
 def test_in_process_calls_measure_this_process():
