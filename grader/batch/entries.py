@@ -47,7 +47,6 @@ class Entry:
         return self.parts[-1]
 
 
-
 def _readable(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) shown as ``\\xNN``."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

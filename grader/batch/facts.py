@@ -160,10 +160,9 @@ def answer_cells(cells: list, assignment: Assignment) -> dict[str, list[str]]:
     return found
 
 
-def manual_answers(cells: list, assignment: Assignment) -> dict[str, str]:
-    """The text of each manual question's answer cell, found by its nbgrader grade_id (several cells
-    with the id are joined; none gives "")."""
-    found = answer_cells(cells, assignment)
+def manual_answers(found: dict[str, list[str]]) -> dict[str, str]:
+    """The text of each manual question's answer, from its answer cells (``answer_cells``: several are joined;
+    none gives "")."""
     answers = {}
     for q, texts in found.items():
         text = "\n\n".join(texts)
@@ -190,7 +189,8 @@ def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
         identical = is_release_identical(cells, assignment)
     except (OSError, SeqgradeError):  # the assignment's source is not at hand (an installed copy without it)
         identical = False
-    answers = manual_answers(cells, assignment)
-    present = {q for q, texts in answer_cells(cells, assignment).items() if texts}
+    found = answer_cells(cells, assignment)
+    answers = manual_answers(found)
+    present = {q for q, texts in found.items() if texts}
     return NotebookFacts(answers=answers, release_identical=identical, code=student_code(cells),
                          unanswered=unanswered(answers, assignment, present))

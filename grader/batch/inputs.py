@@ -133,13 +133,13 @@ def _metadata(entries: list[Entry]) -> tuple[object, str]:
 
         return yaml.safe_load(meta.path.read_text(encoding="utf-8", errors="replace")) or {}, ""
     except Exception as exc:  # an unreadable metadata file: the folders name the submissions
-        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}".rstrip(": ")
+        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+        return None, f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
-def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], datetime.datetime | None, str]]:
-    """submission folder -> (its submitters, its time, that time as the metadata writes it), from Gradescope's
-    submission_metadata.yml."""
-    data, _ = _metadata(entries)
+def _gradescope_people(data) -> dict[str, tuple[list[Person], datetime.datetime | None, str]]:
+    """submission folder -> (its submitters, its time, that time as the metadata writes it), from what Gradescope's
+    submission_metadata.yml holds (``_metadata``)."""
     found = {}
     for folder, entry in data.items() if isinstance(data, dict) else []:
         entry = entry if isinstance(entry, dict) else {}
@@ -154,12 +154,13 @@ def _gradescope_people(entries: list[Entry]) -> dict[str, tuple[list[Person], da
     return found
 
 
-def _candidates(entries: list[Entry], assignment: str, file_times: bool = False) -> tuple[str, list[Candidate]]:
-    """(layout, a candidate for every notebook found and every student it belongs to); ``file_times``: a
-    folder's notebooks carry their file times as submission times."""
+def _candidates(entries: list[Entry], assignment: str, gradescope: dict,
+                file_times: bool = False) -> tuple[str, list[Candidate]]:
+    """(layout, a candidate for every notebook found and every student it belongs to); ``gradescope``: the
+    submitters Gradescope's metadata names (``_gradescope_people``); ``file_times``: a folder's notebooks carry
+    their file times as submission times."""
     own = (lambda e: (e.time, "file time")) if file_times else (lambda e: ("", ""))
     notebooks = [e for e in entries if e.name.endswith(".ipynb")]
-    gradescope = _gradescope_people(entries)
     in_folders = any(submission_folder(e) for e in notebooks)
     canvas_named = [bool(CANVAS.match(e.name)) for e in notebooks]
     if gradescope or (in_folders and not any(canvas_named)):
@@ -199,10 +200,9 @@ def _canvas_without_notebook(result: Discovery, named: set[str]) -> None:
             result.without_notebook.setdefault(m["user"], Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"]))
 
 
-def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named: set[str]) -> None:
-    """Gradescope names a submission's students in its metadata: one who uploaded only a PDF still gets a row,
-    and so does one whose submission the metadata lists with no file in the export."""
-    people = _gradescope_people(entries)
+def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named: set[str], people: dict) -> None:
+    """Gradescope names a submission's students in its metadata (``people``): one who uploaded only a PDF still
+    gets a row, and so does one whose submission the metadata lists with no file in the export."""
     for e in entries:
         folder = submission_folder(e)
         if folder is None or e.name.endswith(".ipynb") or e.name == METADATA:
@@ -262,7 +262,9 @@ def discover(submissions: str | Path, assignment: str, *, file_times: bool = Fal
         else:
             entries = folder_entries(src)
         entries.sort(key=lambda e: (e.parts, e.order))
-        result.layout, found = _candidates(entries, assignment, file_times)
+        metadata, problem = _metadata(entries)
+        people = _gradescope_people(metadata)
+        result.layout, found = _candidates(entries, assignment, people, file_times)
         candidates = {(c.entry.parts, c.entry.order) for c in found}
         for e in entries:
             if (e.parts, e.order) not in candidates and e.name != METADATA:
@@ -273,10 +275,9 @@ def discover(submissions: str | Path, assignment: str, *, file_times: bool = Fal
         if result.layout == "canvas":
             _canvas_without_notebook(result, named)
         elif result.layout == "gradescope":
-            _gradescope_without_notebook(result, entries, named)
-            meta, problem = _metadata_entry(entries), _metadata(entries)[1]
+            _gradescope_without_notebook(result, entries, named, people)
             if problem:
-                result.skipped.append((meta.rel, f"Gradescope's metadata could not be read ({problem}): each submission "
+                result.skipped.append((_metadata_entry(entries).rel, f"Gradescope's metadata could not be read ({problem}): each submission "
                                                  f"is named by its folder, without the students' ids, names and emails"))
     except BaseException:
         result.cleanup()
