@@ -29,8 +29,12 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(VENV)/bin/seqgrade demo --out $(DEMO_OUT)
 
+# ruff first (lint and format check, settings in pyproject.toml; `ruff format .` fixes the format), then the
+# tests in parallel, one pytest-xdist worker a core (tests that share a module's expensive fixture stay together).
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 # Everything that proves one assignment, in a few minutes: its reference tests, its checks against right and
 # wrong code, its corpus graded through the sandbox, its self-checks, its release and nbgrader's round trip,
@@ -38,7 +42,7 @@ test: $(STAMP)
 #   make check ASSIGNMENT=rnn_lm
 check: $(STAMP)
 	@test -n "$(ASSIGNMENT)" || { echo "make check needs ASSIGNMENT=<id>, one of: $$(ls -d grader/assignments/*/ | xargs -n1 basename | grep -v "^__" | tr '\n' ' ')"; exit 2; }
-	$(PY) -m pytest -q --assignment=$(ASSIGNMENT)
+	$(PY) -m pytest -q -n auto --dist loadfile --assignment=$(ASSIGNMENT)
 
 # Removes each sandbox defence in turn and shows that a corpus test then fails (needs root and
 # cgroup v1; about two minutes a defence). Not part of `make test`; tests/test_ablations.py keeps it current.

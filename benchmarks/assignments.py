@@ -20,6 +20,7 @@ rounds, the assignments interleaved within a round so that machine load hits the
 
 Prints the medians and each assignment's ratio to sequence_models measured in the same run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,7 +55,10 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(1)  # as in the batch workers and the sandbox: tiny ops on two threads mostly spin
 
-    names = ["sequence_models", *[a for a in ASSIGNMENTS if a != "sequence_models" and (args.only is None or a in args.only)]]
+    names = [
+        "sequence_models",
+        *[a for a in ASSIGNMENTS if a != "sequence_models" and (args.only is None or a in args.only)],
+    ]
     work = Path(tempfile.mkdtemp(prefix="seqgrade-bench-"))
     solutions = {a: release(a, work, solutions=True) / ASSIGNMENTS[a].notebook for a in names}
     print(describe())
@@ -71,13 +75,27 @@ def main(argv=None) -> int:
         for i in range(copies):  # byte-distinct copies: a batch grades identical files only once
             nb["metadata"]["copy"] = i
             (folder / "in" / f"student{i:02d}.ipynb").write_text(json.dumps(nb))
-        return cpu_seconds([str(ROOT / ".venv" / "bin" / "seqgrade"), "batch", str(folder / "in"), "--assignment",
-                            assignment, "--out", str(folder / "out"), "--workers", "1"])
+        return cpu_seconds(
+            [
+                str(ROOT / ".venv" / "bin" / "seqgrade"),
+                "batch",
+                str(folder / "in"),
+                "--assignment",
+                assignment,
+                "--out",
+                str(folder / "out"),
+                "--workers",
+                "1",
+            ]
+        )
+
     broken = work / "broken.ipynb"
     broken.write_text("{ not json")
 
     def seqgrade_cpu(path, assignment) -> float:
-        return cpu_seconds([str(ROOT / ".venv" / "bin" / "seqgrade"), "grade", str(path), "--json", "--assignment", assignment])
+        return cpu_seconds(
+            [str(ROOT / ".venv" / "bin" / "seqgrade"), "grade", str(path), "--json", "--assignment", assignment]
+        )
 
     with Grader(backend="inprocess") as grader:
         for a in names:  # warm-up: draws every check's examples once
@@ -94,16 +112,24 @@ def main(argv=None) -> int:
                 batch[a].append(batch_cpu(a, 2 * args.copies) - batch_cpu(a, args.copies))
             startup.append(seqgrade_cpu(broken, "sequence_models"))
     base = statistics.median(startup)
-    base_checks, base_e2e = statistics.median(checks["sequence_models"]), statistics.median(end_to_end["sequence_models"])
+    base_checks, base_e2e = (
+        statistics.median(checks["sequence_models"]),
+        statistics.median(end_to_end["sequence_models"]),
+    )
     print(f"start-up of seqgrade grade (an unreadable notebook): {base:.2f} CPU s")
-    print(f"{'assignment':22} {'checks CPU s':>13} {'ratio':>6} {'end-to-end CPU s':>17} {'ratio':>6} "
-          f"{'sandboxed grading CPU s':>24} {'ratio':>6} {'in a batch CPU s':>17} {'ratio':>6}   ({args.rounds} rounds, medians)")
+    print(
+        f"{'assignment':22} {'checks CPU s':>13} {'ratio':>6} {'end-to-end CPU s':>17} {'ratio':>6} "
+        f"{'sandboxed grading CPU s':>24} {'ratio':>6} {'in a batch CPU s':>17} {'ratio':>6}   "
+        f"({args.rounds} rounds, medians)"
+    )
     base_batch = statistics.median(batch["sequence_models"]) / args.copies
     for a in names:
         c, e = statistics.median(checks[a]), statistics.median(end_to_end[a])
         b = statistics.median(batch[a]) / args.copies
-        print(f"{a:22} {c:13.2f} {c / base_checks:6.2f} {e:17.2f} {e / base_e2e:6.2f} {e - base:24.2f} "
-              f"{(e - base) / (base_e2e - base):6.2f} {b:17.2f} {b / base_batch:6.2f}")
+        print(
+            f"{a:22} {c:13.2f} {c / base_checks:6.2f} {e:17.2f} {e / base_e2e:6.2f} {e - base:24.2f} "
+            f"{(e - base) / (base_e2e - base):6.2f} {b:17.2f} {b / base_batch:6.2f}"
+        )
     return 0
 
 

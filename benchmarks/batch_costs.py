@@ -8,6 +8,7 @@
   the set graded once after one warm-up). The jailed process's own CPU (running the student's cells and
   calls) is on top of that floor (target: at most 1.5x the floor).
 """
+
 from __future__ import annotations
 
 import statistics
@@ -62,11 +63,23 @@ def fixed_and_marginal(by_kind: dict[str, list[Path]], whole_runs: list[dict], r
     extra_cpu = (statistics.median(r["cpu_s"] for r in whole_runs) - one_cpu) / (n - 1)
     extra_wall = (statistics.median(r["wall_s"] for r in whole_runs) - one_wall) / (n - 1)
     print("\n# fixed and marginal cost (medians over the repetitions)")
-    print(f"fixed: `seqgrade batch` of 1 notebook {one_wall:.2f} s wall ({one_cpu:.2f} CPU s), "
-          f"`python -c 'import torch, numpy'` {bare:.2f} s: {one_wall / bare:.2f}x (target <= 1.5x)")
-    print(f"marginal: each further notebook of {n} adds {extra_cpu:.3f} CPU s ({extra_wall:.3f} s wall); the grading "
-          f"process's own check CPU per notebook (warm, in-process) {floor:.3f} s: {extra_cpu / floor:.2f}x (target <= 1.5x)",
-          flush=True)
-    return {"one_wall_s": one_wall, "one_cpu_s": one_cpu, "torch_numpy_import_s": bare, "fixed_ratio": one_wall / bare,
-            "marginal_cpu_s": extra_cpu, "marginal_wall_s": extra_wall, "floor_cpu_s": floor,
-            "marginal_ratio": extra_cpu / floor}
+    print(
+        f"fixed: `seqgrade batch` of 1 notebook {one_wall:.2f} s wall ({one_cpu:.2f} CPU s), "
+        f"`python -c 'import torch, numpy'` {bare:.2f} s: {one_wall / bare:.2f}x (target <= 1.5x)"
+    )
+    print(
+        f"marginal: each further notebook of {n} adds {extra_cpu:.3f} CPU s ({extra_wall:.3f} s wall); the grading "
+        f"process's own check CPU per notebook (warm, in-process) {floor:.3f} s: "
+        f"{extra_cpu / floor:.2f}x (target <= 1.5x)",
+        flush=True,
+    )
+    return {
+        "one_wall_s": one_wall,
+        "one_cpu_s": one_cpu,
+        "torch_numpy_import_s": bare,
+        "fixed_ratio": one_wall / bare,
+        "marginal_cpu_s": extra_cpu,
+        "marginal_wall_s": extra_wall,
+        "floor_cpu_s": floor,
+        "marginal_ratio": extra_cpu / floor,
+    }

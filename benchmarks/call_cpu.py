@@ -18,6 +18,7 @@ measured, next to the budget that applies (grader.jail.limits.Limits.call_budget
 exercise's declared budget) and the ratio of the budget to the largest in-process measurement (the
 sandbox's column is coarse: a call of 0.1 ms registers 10 ms when a tick falls inside it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,7 +78,8 @@ def main(argv=None) -> int:
         finally:
             if request.get("op") == "call" and recording[0]:
                 precise[(current[0], str(request.get("name")), bool(measuring[0]))].append(
-                    time.thread_time() - start - serving[0])
+                    time.thread_time() - start - serving[0]
+                )
 
     def serve(*a, **k):
         start = time.thread_time()
@@ -103,8 +105,9 @@ def main(argv=None) -> int:
             for assignment in args.only:
                 solution = release(assignment, work / "solution" / assignment, solutions=True) / f"{assignment}.ipynb"
                 made = courses.build(assignment, solution, work / assignment)
-                notebooks = [("solution", solution)] + [(s, work / assignment / f"{s}.ipynb")
-                                                        for s, e in made.items() if e.kind == "alternative"]
+                notebooks = [("solution", solution)] + [
+                    (s, work / assignment / f"{s}.ipynb") for s, e in made.items() if e.kind == "alternative"
+                ]
                 current[0] = assignment
                 for student, path in notebooks:
                     recording[0] = False  # first-time costs in this process (lazy imports, autograd set-up)
@@ -116,8 +119,10 @@ def main(argv=None) -> int:
                             print(f"  note: {assignment} {student} scored {result.score:g} ({one.backend})")
                 print(f"{assignment}: {len(notebooks)} honest notebooks graded", flush=True)
     d = Limits()
-    print("\n| assignment | function | calls | largest CPU per call, sandbox (10 ms ticks) | largest CPU per call, "
-          "in-process | median, in-process | budget | budget / largest |")
+    print(
+        "\n| assignment | function | calls | largest CPU per call, sandbox (10 ms ticks) | largest CPU per call, "
+        "in-process | median, in-process | budget | budget / largest |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for key in sorted(set(used) | set(precise), key=lambda k: -max(used.get(k, [0]) + precise.get(k, [0]))):
         assignment, name, large = key
@@ -125,9 +130,12 @@ def main(argv=None) -> int:
         budget = d.large_call_cpu_s if large else d.call_budget(declared)
         top = max(precise.get(key, [0]))  # the tick column can show 10 ms for a call of 0.1 ms
         ratio = f"{budget / top:.0f}x" if top > 0 else "-"
-        print(f"| {assignment} | {name}{' (memory measured)' if large else ''} | {len(precise.get(key, used.get(key, [])))} | "
-              f"{max(used.get(key, [0])) * 1000:.0f} ms | {max(precise.get(key, [0])) * 1000:.1f} ms | "
-              f"{statistics.median(precise.get(key, [0])) * 1000:.2f} ms | {budget:g} s | {ratio} |")
+        print(
+            f"| {assignment} | {name}{' (memory measured)' if large else ''} | "
+            f"{len(precise.get(key, used.get(key, [])))} | "
+            f"{max(used.get(key, [0])) * 1000:.0f} ms | {max(precise.get(key, [0])) * 1000:.1f} ms | "
+            f"{statistics.median(precise.get(key, [0])) * 1000:.2f} ms | {budget:g} s | {ratio} |"
+        )
     return 0
 
 

@@ -21,6 +21,7 @@ The measurements alternate between the two, so that load on the machine falls on
 Prints medians and ranges of wall time, and the ratio fresh/old. Needs Linux namespaces (root, or
 unprivileged user namespaces).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,14 @@ ALWAYS_HIDDEN = ["/root", "/home", "/run", "/dev/shm", "/mnt", "/media", "/srv",
 def _old_keep_paths(project: str) -> list[str]:
     """Python's own files, bound back into what the old scheme hid (d064dea's jails._keep_paths)."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    paths.update(p for p in sys.path if p and os.path.isdir(p) and not (p + "/").startswith(project + "/")
-                 and not project.startswith(p.rstrip("/") + "/"))
+    paths.update(
+        p
+        for p in sys.path
+        if p
+        and os.path.isdir(p)
+        and not (p + "/").startswith(project + "/")
+        and not project.startswith(p.rstrip("/") + "/")
+    )
     venv = os.path.join(project, ".venv")
     if os.path.isdir(venv):
         paths.add(venv)
@@ -56,7 +63,17 @@ def _old_build_filesystem(hide: list[str], keep: list[str], scratch_mb: int, own
     """d064dea's grader.jail.filesystem.build_filesystem: a new read-only /tmp holding the scratch, ``hide``
     behind empty tmpfs except ``keep``, everything else remounted read-only."""
     from grader.jail import filesystem as fs
-    from grader.jail.isolation import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT, mount
+    from grader.jail.isolation import (
+        MS_BIND,
+        MS_NODEV,
+        MS_NOEXEC,
+        MS_NOSUID,
+        MS_PRIVATE,
+        MS_RDONLY,
+        MS_REC,
+        MS_REMOUNT,
+        mount,
+    )
 
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     covered = [*hide, "/tmp"]
@@ -120,9 +137,16 @@ def _launch_legacy() -> tuple[subprocess.Popen, socket.socket]:
     from grader.sandbox.launch import clean_env
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--legacy-zygote", str(theirs.fileno())],
-                            pass_fds=(theirs.fileno(),), env=clean_env(), cwd="/", stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--legacy-zygote", str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        env=clean_env(),
+        cwd="/",
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     theirs.close()
     return proc, ours
 
@@ -165,8 +189,10 @@ def _setup_cpu(build, enter) -> float:
 
 def _summary(name: str, fresh: list[float], old: list[float]) -> str:
     f, o = statistics.median(fresh), statistics.median(old)
-    return (f"{name}: fresh root {f * 1000:.1f} ms (range {min(fresh) * 1000:.1f}-{max(fresh) * 1000:.1f}), "
-            f"old scheme {o * 1000:.1f} ms (range {min(old) * 1000:.1f}-{max(old) * 1000:.1f}); ratio {f / o:.3f}")
+    return (
+        f"{name}: fresh root {f * 1000:.1f} ms (range {min(fresh) * 1000:.1f}-{max(fresh) * 1000:.1f}), "
+        f"old scheme {o * 1000:.1f} ms (range {min(old) * 1000:.1f}-{max(old) * 1000:.1f}); ratio {f / o:.3f}"
+    )
 
 
 def main() -> None:
@@ -179,37 +205,41 @@ def main() -> None:
 
     from grader.course.release import release
     from grader.grading import Grader
+    from grader.jail import filesystem
+    from grader.jail.isolation import MS_NODEV, MS_NOEXEC, MS_NOSUID, mount
     from grader.jail.limits import Limits
     from grader.sandbox.client import Session
     from grader.sandbox.launch import launch_zygote
 
-    from grader.jail import filesystem
-    from grader.jail.isolation import MS_NODEV, MS_NOEXEC, MS_NOSUID, mount
-
     torch.set_num_threads(1)
     plan, owner = filesystem.plan_root(), ((60000, 60000) if os.geteuid() == 0 else (0, 0))
     hide, keep = sorted({str(ROOT), *ALWAYS_HIDDEN}), _old_keep_paths(str(ROOT))
-    schemes = {"fresh": (lambda: filesystem.build_root(plan, [], 64, owner),
-                         lambda: filesystem.enter_root(filesystem.STAGE)),
-               "old": (lambda: _old_build_filesystem(hide, keep, 64, owner),
-                       lambda: mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC))}
+    schemes = {
+        "fresh": (lambda: filesystem.build_root(plan, [], 64, owner), lambda: filesystem.enter_root(filesystem.STAGE)),
+        "old": (
+            lambda: _old_build_filesystem(hide, keep, 64, owner),
+            lambda: mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC),
+        ),
+    }
     setup = {"fresh": [], "old": []}
     for i in range(args.jails):
-        for name in (("fresh", "old") if i % 2 == 0 else ("old", "fresh")):
+        for name in ("fresh", "old") if i % 2 == 0 else ("old", "fresh"):
             setup[name].append(_setup_cpu(*schemes[name]))
     print(_summary(f"filesystem set-up CPU, {args.jails} each", setup["fresh"], setup["old"]))
     limits = Limits()
     with tempfile.TemporaryDirectory(prefix="seqgrade-jail-cost-") as tmp:
         notebook = release("sequence_models", Path(tmp) / "solution", solutions=True) / "sequence_models.ipynb"
-        with Grader(limits, launched=launch_zygote(), slot=31) as fresh, \
-                Grader(limits, launched=_launch_legacy(), slot=32) as old:
+        with (
+            Grader(limits, launched=launch_zygote(), slot=31) as fresh,
+            Grader(limits, launched=_launch_legacy(), slot=32) as old,
+        ):
             graders = {"fresh": fresh, "old": old}
             for g in graders.values():
                 g.wait_ready()
                 assert g.grade(notebook).status == "graded"
             jails = {"fresh": [], "old": []}
             for i in range(args.jails):
-                for name in (("fresh", "old") if i % 2 == 0 else ("old", "fresh")):
+                for name in ("fresh", "old") if i % 2 == 0 else ("old", "fresh"):
                     start = time.perf_counter()
                     Session(graders[name]._zygote, [], limits).open().close()
                     jails[name].append(time.perf_counter() - start)
@@ -217,7 +247,7 @@ def main() -> None:
             grading = {"fresh": [], "old": []}
             scores = set()
             for i in range(args.n):
-                for name in (("fresh", "old") if i % 2 == 0 else ("old", "fresh")):
+                for name in ("fresh", "old") if i % 2 == 0 else ("old", "fresh"):
                     gc.collect()
                     start = time.perf_counter()
                     result = graders[name].grade(notebook)

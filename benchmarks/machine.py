@@ -1,4 +1,5 @@
 """One line describing the machine a benchmark ran on (CPU model, cores, memory, kernel, Python)."""
+
 from __future__ import annotations
 
 import os
@@ -13,4 +14,7 @@ def describe() -> str:
     except (OSError, StopIteration):
         pass
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Linux {platform.release()}, Python {platform.python_version()}"
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB RAM, Linux {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )

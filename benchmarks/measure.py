@@ -4,6 +4,7 @@ CPU comes from a cpuacct cgroup of the command's own where this runs as root wit
 pools and sandbox zygotes that nobody waits for are counted too); elsewhere from rusage of waited-for
 children, which misses them (``Measured.cpu_source`` says which).
 """
+
 from __future__ import annotations
 
 import os
@@ -82,8 +83,9 @@ def measure(command: list[str], *, sample_memory: bool = False, **popen) -> Meas
     stop = threading.Event()
     start = time.perf_counter()
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=preexec, **popen)
+        proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec, **popen
+        )
 
         def sample() -> None:
             while not stop.is_set():

@@ -1,5 +1,6 @@
 """nbgrader on the same notebooks as seqgrade, for the benchmarks: a course made from assignments/, then
 ``nbgrader autograde`` and ``generate_feedback`` in a fresh copy of it, each measured from process start."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,13 @@ NBGRADER = [sys.executable, "-m", "nbgrader"]
 def nbgrader_course(work: Path) -> Path:
     """A course made from assignments/ with the release generated (not timed: done once per assignment)."""
     course = work / "course"
-    shutil.copytree(ROOT / "assignments", course, ignore=shutil.ignore_patterns(
-        "__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db", ".hypothesis"))
+    shutil.copytree(
+        ROOT / "assignments",
+        course,
+        ignore=shutil.ignore_patterns(
+            "__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db", ".hypothesis"
+        ),
+    )
     m = measure([*NBGRADER, "generate_assignment", ASSIGNMENT, "--force"], cwd=course, env=_nbgrader_env())
     if m.returncode != 0:
         raise SystemExit(f"nbgrader generate_assignment failed: {m.stderr[-3000:]}")

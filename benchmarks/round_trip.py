@@ -15,6 +15,7 @@ Per call: the grading thread's CPU time (thread_time), the jail's (its processes
 /proc, in clock ticks, so only the total over a round is meaningful) and the wall time. Prints the medians
 over rounds and the ratios against ``one CPU``. Needs Linux, two CPUs and namespaces (or --isolation rlimits).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,8 +69,12 @@ def main(argv=None) -> int:
         print("needs two CPUs this process may use; found", allowed)
         return 1
     g = torch.Generator().manual_seed(0)
-    tensors = [torch.randn(3, 4, 5, generator=g, dtype=torch.float64), torch.randn(3, 3, generator=g, dtype=torch.float64),
-               torch.randn(5, 3, generator=g, dtype=torch.float64), torch.randn(3, generator=g, dtype=torch.float64)]
+    tensors = [
+        torch.randn(3, 4, 5, generator=g, dtype=torch.float64),
+        torch.randn(3, 3, generator=g, dtype=torch.float64),
+        torch.randn(5, 3, generator=g, dtype=torch.float64),
+        torch.randn(3, generator=g, dtype=torch.float64),
+    ]
     a, b = allowed[0], allowed[1]
     placements = {"one CPU": (a, a), "two CPUs": (a, b), "scheduler": (None, None)}
     got = {name: [] for name in placements}
@@ -83,7 +88,9 @@ def main(argv=None) -> int:
     for name, rounds in got.items():
         grader_us, jail_us, wall_us = (1e6 * statistics.median(r[i] for r in rounds) for i in range(3))
         base = base or (grader_us + jail_us)
-        print(f"{name:<10} | {grader_us:13.1f} | {jail_us:11.1f} | {wall_us:7.1f} | {(grader_us + jail_us) / base:.2f}x")
+        print(
+            f"{name:<10} | {grader_us:13.1f} | {jail_us:11.1f} | {wall_us:7.1f} | {(grader_us + jail_us) / base:.2f}x"
+        )
     return 0
 
 

@@ -26,6 +26,7 @@ work, and its speed.
 
 Prints one table (markdown, for docs/performance.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,11 +57,16 @@ ASSIGNMENTS = ("sequence_models", "attention", "recursive_attention", "rnn_lm")
 
 # ---- transformations -------------------------------------------------------------------------------
 
+
 def rename(code: str) -> str:
     tree = ast.parse(code)
     top = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                for a in n.names}
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
     keywords = {k.arg for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords if k.arg}
     local = set()
     for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))):
@@ -74,8 +80,12 @@ def rename(code: str) -> str:
 def reorder(code: str) -> str:
     tree = ast.parse(code)
     lines = code.splitlines(keepends=True)
-    parts = ["".join(lines[n.lineno - 1 - len(n.decorator_list) if hasattr(n, "decorator_list") else n.lineno - 1:n.end_lineno])
-             for n in tree.body]
+    parts = [
+        "".join(
+            lines[n.lineno - 1 - len(n.decorator_list) if hasattr(n, "decorator_list") else n.lineno - 1 : n.end_lineno]
+        )
+        for n in tree.body
+    ]
     imports = [p for n, p in zip(tree.body, parts) if isinstance(n, (ast.Import, ast.ImportFrom))]
     rest = [p for n, p in zip(tree.body, parts) if not isinstance(n, (ast.Import, ast.ImportFrom))]
     return "\n".join(imports + rest[::-1]) + "\n"
@@ -97,8 +107,13 @@ def reformat(code: str) -> str:
 
 
 TRANSFORMS = {"rename": rename, "reorder": reorder, "comments": comments, "format": reformat, "padded": padded}
-COMBINATIONS = [(t,) for t in TRANSFORMS] + [("rename", "reorder"), ("comments", "format"), ("rename", "format"),
-                                             ("rename", "reorder", "comments", "format"), ("rename", "reorder", "padded")]
+COMBINATIONS = [(t,) for t in TRANSFORMS] + [
+    ("rename", "reorder"),
+    ("comments", "format"),
+    ("rename", "format"),
+    ("rename", "reorder", "comments", "format"),
+    ("rename", "reorder", "padded"),
+]
 
 
 def transformed(code: str, names) -> str:
@@ -110,13 +125,19 @@ def transformed(code: str, names) -> str:
 
 # ---- the course's own code ---------------------------------------------------------------------------
 
+
 def sources(assignment: str, workdir: Path) -> tuple[dict, dict[str, dict[str, str]]]:
     """(the solution notebook, {source name: {grade_id: cell source}}) of one assignment."""
     from tests.corpus.courses import entries
 
-    solution = json.loads((release(assignment, workdir / assignment, solutions=True) / f"{assignment}.ipynb").read_text())
-    own = {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in solution["cells"]
-           if c["cell_type"] == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    solution = json.loads(
+        (release(assignment, workdir / assignment, solutions=True) / f"{assignment}.ipynb").read_text()
+    )
+    own = {
+        c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+        for c in solution["cells"]
+        if c["cell_type"] == "code" and c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
     found = {"solution": own}
     for e in entries(assignment, "alternative"):
         found[f"alternative {e.name}"] = {k: v for k, v in e.data["REPLACE"].items() if k in own}
@@ -169,9 +190,13 @@ def classes(count: int, settings: Settings) -> tuple[int, int, int, int]:
     for seed in range(count):
         students = independent(18, seed=seed)
         ring = notebook_code(students[0])
-        codes = {"ring00": ring, **{f"ring{i:02d}": renamed(ring, i) for i in range(1, 12)},
-                 "pad0": notebook_code(students[1]), "pad1": padded(notebook_code(students[1])),
-                 **{f"own{i:02d}": notebook_code(s) for i, s in enumerate(students[2:])}}
+        codes = {
+            "ring00": ring,
+            **{f"ring{i:02d}": renamed(ring, i) for i in range(1, 12)},
+            "pad0": notebook_code(students[1]),
+            "pad1": padded(notebook_code(students[1])),
+            **{f"own{i:02d}": notebook_code(s) for i, s in enumerate(students[2:])},
+        }
         report, _ = analyse(codes, release, settings)
         rings += tuple(f"ring{i:02d}" for i in range(12)) in report.clusters
         pads += any((p.a, p.b) == ("pad0", "pad1") for p in report.pairs)
@@ -211,21 +236,28 @@ def main(argv=None) -> int:
         recall, false_pairs, scores = measure(settings, Path(tmp))
         rings, pads, wrong, among = classes(args.classes, settings)
         seconds, pairs, clusters = speed(args.n, settings, Path(tmp))
-    print(f"settings: threshold {settings.threshold:g}, min_shared {settings.min_shared}, min_run {settings.min_run}, "
-          f"noise {settings.noise}, guarantee {settings.guarantee}\n")
+    print(
+        f"settings: threshold {settings.threshold:g}, min_shared {settings.min_shared}, min_run {settings.min_run}, "
+        f"noise {settings.noise}, guarantee {settings.guarantee}\n"
+    )
     print("| planted copy | recall |\n| --- | --- |")
     for names, (hit, total) in recall.items():
         print(f"| {' + '.join(names)} | {hit}/{total} ({hit / total:.0%}) |")
     wrong = sum(f[-1] for f in false_pairs)
-    print(f"| **independent solutions: false pairs** | {wrong}/{len(false_pairs)} ({wrong / max(len(false_pairs), 1):.0%}) |")
+    print(
+        f"| **independent solutions: false pairs** | {wrong}/{len(false_pairs)} "
+        f"({wrong / max(len(false_pairs), 1):.0%}) |"
+    )
     for kind, values in scores.items():
         values = sorted(values)
         print(f"\n{kind}: pair scores min {values[0]:.2f}, median {values[len(values) // 2]:.2f}, max {values[-1]:.2f}")
     for assignment, x, y, cells, hit in false_pairs:
         if hit:
             print(f"flagged independent pair: {assignment}: {x} / {y} ({cells} cells)")
-    print(f"\nclasses of 30: ring of 12 found as one cluster in {rings}/{args.classes}, padded copy found in "
-          f"{pads}/{args.classes}, false pairs {wrong}/{among}")
+    print(
+        f"\nclasses of 30: ring of 12 found as one cluster in {rings}/{args.classes}, padded copy found in "
+        f"{pads}/{args.classes}, false pairs {wrong}/{among}"
+    )
     print(f"\nspeed: {args.n} notebooks compared in {seconds:.1f} s ({pairs} pairs flagged in {clusters} clusters)")
     return 0
 

@@ -3,6 +3,7 @@ student's feedback page and the instructor summary with headless Chromium (Debia
 
     make screenshots
 """
+
 from __future__ import annotations
 
 import os
@@ -29,11 +30,27 @@ def chromium() -> str:
 def shoot(browser: str, page: Path, png: Path, height: int) -> None:
     profile = tempfile.mkdtemp(prefix="seqgrade-chromium-")
     try:
-        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={profile}", "--hide-scrollbars", f"--window-size=1100,{height}",
-                        f"--screenshot={png}", page.resolve().as_uri()],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--hide-scrollbars",
+                f"--window-size=1100,{height}",
+                f"--screenshot={png}",
+                page.resolve().as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
 

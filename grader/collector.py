@@ -16,6 +16,7 @@ jsonschema then leaves that format unchecked, as it does where the package is no
 
 At the other end, a finished process need not tear down what it imported (``end_process``).
 """
+
 from __future__ import annotations
 
 import gc

@@ -1,4 +1,5 @@
 """Typed exceptions raised by the grader library. Only the CLI turns them into messages and exit codes."""
+
 from __future__ import annotations
 
 from grader.jail.errors import ProtocolError, SeqgradeError  # noqa: F401  (re-exported: the jail raises them too)
@@ -45,7 +46,9 @@ class ScoreFileError(UsageError):
     Nothing of the file is applied when it is raised."""
 
     def __init__(self, path, row: int, column: str, problem: str):
-        where = f"{path}, row {row}, column {column!r}" if row else f"{path}: column {column!r}" if column else str(path)
+        where = (
+            f"{path}, row {row}, column {column!r}" if row else f"{path}: column {column!r}" if column else str(path)
+        )
         super().__init__(f"{where}: {problem}")
         self.path, self.row, self.column = str(path), row, column
 

@@ -1,5 +1,6 @@
 """Atomic file writes (temp file + os.replace) so a killed run never leaves a half-written report, and
 digests of source trees."""
+
 from __future__ import annotations
 
 import hashlib

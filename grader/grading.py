@@ -1,4 +1,5 @@
 """Grade one notebook end to end: read it, run it in a backend, run every check, build the result."""
+
 from __future__ import annotations
 
 import gc
@@ -33,7 +34,9 @@ def _all_checks(assignment: Assignment, status: str, message: str, kind: str = "
 
 def grade_exercises(assignment: Assignment, student, explain_missing=lambda name: "") -> tuple[ExerciseResult, ...]:
     graded = [e.id for e in assignment.exercises if e.kind == "function"]  # each served while another is graded
-    return assignment.described([judge_exercise(exercise, student, explain_missing, graded) for exercise in assignment.exercises])
+    return assignment.described(
+        [judge_exercise(exercise, student, explain_missing, graded) for exercise in assignment.exercises]
+    )
 
 
 def missing_explainer(submission: Submission, reports) -> Callable[[str], str]:
@@ -59,8 +62,18 @@ class Grader:
     (``launched`` already, or started now), or one that another process owns (``shared_zygote``: that
     zygote's control socket, grader.batch.pool.SharedZygote)."""
 
-    def __init__(self, limits: Limits = Limits(), *, backend: str = "sandbox", slot: int = 0, hide: Sequence[str] = (),
-                 launched=None, rootless: bool = False, shared_zygote=None, cpu_index: int | None = None):
+    def __init__(
+        self,
+        limits: Limits = Limits(),
+        *,
+        backend: str = "sandbox",
+        slot: int | None = None,
+        hide: Sequence[str] = (),
+        launched=None,
+        rootless: bool = False,
+        shared_zygote=None,
+        cpu_index: int | None = None,
+    ):
         if backend not in ("sandbox", "inprocess"):
             raise UsageError(f"unknown backend {backend!r}")
         # The modules imported by now (torch, the checks) live as long as the process: keep the collector
@@ -72,8 +85,11 @@ class Grader:
         self._cpu_index = cpu_index  # which CPU its notebooks are graded on (grader.sandbox.cpus.cpu_for)
         if backend == "sandbox":
             from grader.sandbox.jails import Zygote, check_isolation
+
             check_isolation(limits.isolation, rootless=rootless)
-            self._zygote = Zygote(slot=slot, hide=self._hide, launched=launched, rootless=rootless, shared=shared_zygote)
+            self._zygote = Zygote(
+                slot=slot, hide=self._hide, launched=launched, rootless=rootless, shared=shared_zygote
+            )
 
     def wait_ready(self) -> None:
         """Return once the sandbox's zygote has imported what it needs (at once for the in-process backend)."""
@@ -99,13 +115,20 @@ class Grader:
     def __exit__(self, *exc):
         self.close()
 
-    def grade(self, path: str | Path, assignment: str | None = None, *, display_name: str | None = None,
-              limits: Limits | None = None) -> NotebookResult:
+    def grade(
+        self,
+        path: str | Path,
+        assignment: str | None = None,
+        *,
+        display_name: str | None = None,
+        limits: Limits | None = None,
+    ) -> NotebookResult:
         """Grade one notebook; ``limits``: other limits than the grader's for this notebook only (the
         zygote serves any limits; a different isolation level is checked first)."""
         if limits is not None and limits != self.limits:
             if self._zygote is not None and limits.isolation != self.limits.isolation:
                 from grader.sandbox.jails import check_isolation
+
                 check_isolation(limits.isolation, rootless=self._zygote.rootless)
             saved, self.limits = self.limits, limits
             try:
@@ -117,15 +140,25 @@ class Grader:
             submission = load_submission(path)
         except InvalidNotebook as exc:
             target = get_assignment(assignment) if assignment else infer_assignment(path, None)
-            return NotebookResult(assignment=target.id, notebook=name, status="invalid", reason=str(exc),
-                                  exercises=_all_checks(target, "missing", f"the notebook could not be read: {exc}",
-                                                        "not_graded"),
-                                  max_score=target.max_score)
+            return NotebookResult(
+                assignment=target.id,
+                notebook=name,
+                status="invalid",
+                reason=str(exc),
+                exercises=_all_checks(target, "missing", f"the notebook could not be read: {exc}", "not_graded"),
+                max_score=target.max_score,
+            )
         target = get_assignment(assignment) if assignment else infer_assignment(path, submission.assignment)
         if submission.assignment and submission.assignment != target.id:
             reason = f"this notebook belongs to assignment {submission.assignment!r}, not {target.id!r}"
-            return NotebookResult(assignment=target.id, notebook=name, status="wrong_assignment", reason=reason,
-                                  exercises=_all_checks(target, "missing", reason, "not_graded"), max_score=target.max_score)
+            return NotebookResult(
+                assignment=target.id,
+                notebook=name,
+                status="wrong_assignment",
+                reason=reason,
+                exercises=_all_checks(target, "missing", reason, "not_graded"),
+                max_score=target.max_score,
+            )
         result = self._grade_submission(submission, target, name)
         drawn.save()  # cases drawn for the first time in this process, for the next one
         return result
@@ -145,17 +178,27 @@ class Grader:
                     try:
                         session.open()
                     except StudentAborted as exc:
-                        exercises = _all_checks(target, exc.status, f"the notebook could not be run: {exc.message}", exc.kind)
+                        exercises = _all_checks(
+                            target, exc.status, f"the notebook could not be run: {exc.message}", exc.kind
+                        )
                     else:
                         exercises = grade_exercises(target, session, missing_explainer(submission, session.reports()))
                     reports = session.reports()
                 finally:
                     session.close()
-        return NotebookResult(assignment=target.id, notebook=name, status="graded", exercises=exercises,
-                              reason="; ".join(submission.notes), max_score=target.max_score, cells=tuple(reports))
+        return NotebookResult(
+            assignment=target.id,
+            notebook=name,
+            status="graded",
+            exercises=exercises,
+            reason="; ".join(submission.notes),
+            max_score=target.max_score,
+            cells=tuple(reports),
+        )
 
 
-def grade_notebook(path, assignment: str | None = None, limits: Limits = Limits(), backend: str = "sandbox") -> NotebookResult:
+def grade_notebook(
+    path, assignment: str | None = None, limits: Limits = Limits(), backend: str = "sandbox"
+) -> NotebookResult:
     with Grader(limits, backend=backend) as grader:
         return grader.grade(path, assignment)
-

@@ -20,6 +20,7 @@ Rules (docs/architecture.md, "Checks, and grades a TA can defend"):
 - the first thing that went wrong (a charge before a check that could not be judged) is the exercise's
   ``root_cause``, shown first in the feedback.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -29,10 +30,10 @@ import torch
 
 from grader.assignments.registry import Exercise
 from grader.checking.base import run_check
-from grader.checking.kinds import FAILURE_KINDS
 from grader.checking.calls import StudentAborted, StudentCode
 from grader.checking.compare import PRECISION
 from grader.checking.gate import Observation
+from grader.checking.kinds import FAILURE_KINDS
 from grader.checking.reproduce import naming, with_call
 
 from .checking import mechanical, standins
@@ -86,19 +87,34 @@ def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None
     """One check's result: not judged when the probe saw the function hang or do no real work (a check
     about values still runs, so its counterexample is shown, but pays nothing then)."""
     if aborted is not None and check.gated:
-        return CheckResult(name=check.name, status=aborted.status, points=0, max_points=check.points,
-                           message=f"not judged: {aborted.message}", kind=aborted.kind)
-    unpaid = CheckResult(name=check.name, status=getattr(degenerate, "status", "failed"), points=0,
-                         max_points=check.points, message=f"not judged: {exercise.id} does no real work: {degenerate}",
-                         kind="degenerate")
+        return CheckResult(
+            name=check.name,
+            status=aborted.status,
+            points=0,
+            max_points=check.points,
+            message=f"not judged: {aborted.message}",
+            kind=aborted.kind,
+        )
+    unpaid = CheckResult(
+        name=check.name,
+        status=getattr(degenerate, "status", "failed"),
+        points=0,
+        max_points=check.points,
+        message=f"not judged: {exercise.id} does no real work: {degenerate}",
+        kind="degenerate",
+    )
     if degenerate and check.gated:
         return unpaid
     result = run_check(check.name, check.func, check.points, view, check.hint, check.hints)
     return unpaid if degenerate and result.status == "passed" else result
 
 
-def judge_exercise(exercise: Exercise, student: StudentCode,
-                   explain_missing: Callable[[str], str] = lambda name: "", others: Sequence[str] = ()) -> ExerciseResult:
+def judge_exercise(
+    exercise: Exercise,
+    student: StudentCode,
+    explain_missing: Callable[[str], str] = lambda name: "",
+    others: Sequence[str] = (),
+) -> ExerciseResult:
     """Run the exercise's checks against ``student``; ``explain_missing(name)`` says why a name is undefined;
     ``others``: the assignment's graded functions, each served by the grader while this one is graded.
     Messages name each call's parameters as the declarations' references do."""
@@ -106,8 +122,9 @@ def judge_exercise(exercise: Exercise, student: StudentCode,
         return _judge_exercise(exercise, student, explain_missing, others)
 
 
-def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: Callable[[str], str],
-                    others: Sequence[str]) -> ExerciseResult:
+def _judge_exercise(
+    exercise: Exercise, student: StudentCode, explain_missing: Callable[[str], str], others: Sequence[str]
+) -> ExerciseResult:
     if exercise.kind == "manual":
         return manual_result(exercise)
     why = exercise.unjudgeable() if exercise.unjudgeable is not None else None
@@ -139,33 +156,55 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
         for check in exercise.checks:
             calls.who = check.name
             result = _judge_check(check, exercise, undone or view, aborted, degenerate)
-            if undone is None and first is None and check.judges != "own" and result.status != "passed" \
-                    and result.kind in MECHANICAL and isinstance(seen, Observation):
+            if (
+                undone is None
+                and first is None
+                and check.judges != "own"
+                and result.status != "passed"
+                and result.kind in MECHANICAL
+                and isinstance(seen, Observation)
+            ):
                 fix = mechanical.explain(seen)
                 if fix is not None:  # charged here once; every later check sees the result with it undone
                     undone = mechanical.Undone(view, exercise.id, fix)
                     token = PRECISION.set(fix.precision) if fix.precision is not None else None
-                    results.append(replace(result, message=f"{result.message}\n(Only this check is charged for "
-                                                           f"it: the later ones judge your results with it undone: "
-                                                           f"{fix.summary}.)"))
+                    results.append(
+                        replace(
+                            result,
+                            message=f"{result.message}\n(Only this check is charged for "
+                            f"it: the later ones judge your results with it undone: "
+                            f"{fix.summary}.)",
+                        )
+                    )
                     continue
             if token is None and check.judges != "own" and result.kind == mechanical.PRECISION_KIND:
                 # float32 arithmetic, charged here once: every later check judges at float32's precision (a class's
                 # own dtypes check charges it too, while each of its checks observes the precision itself)
                 token = PRECISION.set(mechanical.COARSER[torch.float64])
-                results.append(replace(result, message=f"{result.message}\n(Only this check is charged for it: the "
-                                                       f"later ones judge your results at float32's precision.)"))
+                results.append(
+                    replace(
+                        result,
+                        message=f"{result.message}\n(Only this check is charged for it: the "
+                        f"later ones judge your results at float32's precision.)",
+                    )
+                )
                 continue
             if check.judges == "own" and result.status != "passed" and result.kind in MECHANICAL:
                 # the property cannot be posed on a result of that form: not a charge of its own
-                result = replace(result, kind="not_judged", message=f"not judged: {_first_line(result.message)} "
-                                                                    f"(see the checks of its values)")
+                result = replace(
+                    result,
+                    kind="not_judged",
+                    message=f"not judged: {_first_line(result.message)} (see the checks of its values)",
+                )
             elif check.judges != "own" and result.status != "passed" and result.kind in SHOWN_BY_FIRST:
                 if first is None:
                     first = result
                 else:
-                    result = replace(result, kind="not_judged",
-                                     message=f"not judged: {first.name} above already shows how the result differs")
+                    result = replace(
+                        result,
+                        kind="not_judged",
+                        message=f"not judged: {first.name} above already shows how the result differs",
+                    )
             results.append(result)
     finally:
         if token is not None:
@@ -178,5 +217,6 @@ def _judge_exercise(exercise: Exercise, student: StudentCode, explain_missing: C
         failed = [r for r in results if r.status != "passed"]
         first = next((r for r in failed if r.kind != "not_judged"), failed[0] if failed else None)
         root = _root(first.kind, first.message) if first else ""
-    return ExerciseResult(id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root,
-                          bonus=exercise.bonus)
+    return ExerciseResult(
+        id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root, bonus=exercise.bonus
+    )

@@ -8,6 +8,7 @@ the checks run, exceptions are contained, and the score is clipped to [0, points
 worth 0 points in nbgrader, so it scores 0 here; its points are nbgrader's extra credit (``seqgrade batch``
 writes them into the gradebook).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -44,7 +45,9 @@ def score(exercise_id: str, namespace: dict, assignment: str = "sequence_models"
     total = 0.0
     try:
         with _quiet():
-            result = judge_exercise(exercise, InProcess(namespace), others=[e.id for e in course.exercises if e.kind == "function"])
+            result = judge_exercise(
+                exercise, InProcess(namespace), others=[e.id for e in course.exercises if e.kind == "function"]
+            )
             total = result.score
             for c in result.checks:
                 print(f"{c.name}: {c.status} {c.points:g}/{c.max_points:g} {c.message}")

@@ -5,6 +5,7 @@ inserted or metadata-stripped cells still grade. The assignment's test cells (nb
 cells that open with the self-check marker) are not run. IPython syntax (magics, ``!shell``) is
 turned into calls on a stand-in ``get_ipython()`` that does nothing.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,6 +40,7 @@ def _ipython_to_python():
             pass
         if not manager:  # imported for the first cell that needs it (0.1 s; most notebooks have none)
             from IPython.core.inputtransformer2 import TransformerManager
+
             manager.append(TransformerManager())
         try:
             return manager[0].transform_cell(source)
@@ -48,19 +50,58 @@ def _ipython_to_python():
     return transform
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
+# A cell and its nbgrader metadata, read the one way every module reads them (as nbgrader.utils does). A notebook
+# is JSON someone may have edited: a cell, its metadata or its "nbgrader" entry that is not an object reads as
+# having none, and a source or grade id that is not text reads as "".
+
+
+def cell_source(cell) -> str:
+    """A cell's text: nbformat's list of lines joined, "" when it has none."""
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
     if isinstance(source, list):
         source = "".join(s for s in source if isinstance(s, str))
     return source if isinstance(source, str) else ""
 
 
+def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata (``grade_id``, ``grade``, ``solution``, ``points``, ...), {} when it has none."""
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell) -> str:
+    """The cell's nbgrader grade id, "" when it has none."""
+    found = nbgrader_meta(cell).get("grade_id")
+    return found if isinstance(found, str) else ""
+
+
+def checksum(cell) -> str:
+    """The checksum nbgrader stored for a graded or locked cell, "" when it has none."""
+    found = nbgrader_meta(cell).get("checksum")
+    return found if isinstance(found, str) else ""
+
+
+def is_grade(cell) -> bool:
+    """Whether nbgrader grades the cell (an autograded test cell, an answer or a solution worth points)."""
+    return bool(nbgrader_meta(cell).get("grade"))
+
+
+def is_solution(cell) -> bool:
+    """Whether the cell is one the student writes in (a stub, an answer)."""
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def points(cell) -> float | None:
+    """The points nbgrader gives the cell, None when it gives none (or they are not a number)."""
+    found = nbgrader_meta(cell).get("points")
+    return float(found) if isinstance(found, (int, float)) and not isinstance(found, bool) else None
+
+
 def is_test_cell(cell) -> bool:
-    meta = cell.get("metadata", {})
-    meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
-    if isinstance(meta, dict) and meta.get("grade") and not meta.get("solution"):
+    if is_grade(cell) and not is_solution(cell):
         return True
-    first = _source(cell).lstrip().splitlines()[:1]
+    first = cell_source(cell).lstrip().splitlines()[:1]
     return bool(first) and first[0].startswith(SELF_CHECK_MARKER)
 
 
@@ -78,7 +119,9 @@ def read_notebook(path: str | Path) -> tuple[dict, list[str]]:
     if not raw.strip():
         raise InvalidNotebook("the file is empty")
     if len(raw) > MAX_NOTEBOOK_BYTES:
-        raise InvalidNotebook(f"the file is {len(raw) / 2**20:.0f} MB; notebooks over {MAX_NOTEBOOK_BYTES // 2**20} MB are not graded")
+        raise InvalidNotebook(
+            f"the file is {len(raw) / 2**20:.0f} MB; notebooks over {MAX_NOTEBOOK_BYTES // 2**20} MB are not graded"
+        )
     if b"\x00" in raw[:4096]:
         raise InvalidNotebook("the file is binary, not a notebook (.ipynb files are JSON text)")
     try:
@@ -89,9 +132,13 @@ def read_notebook(path: str | Path) -> tuple[dict, list[str]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        what = exc.msg.removesuffix(" at").removesuffix(":")  # "Unterminated string starting at" reads badly before "line"
-        raise InvalidNotebook(f"the file is not valid JSON ({what}; line {exc.lineno}, column {exc.colno}); "
-                              f"it may be truncated or edited by hand") from None
+        what = exc.msg.removesuffix(" at").removesuffix(
+            ":"
+        )  # "Unterminated string starting at" reads badly before "line"
+        raise InvalidNotebook(
+            f"the file is not valid JSON ({what}; line {exc.lineno}, column {exc.colno}); "
+            f"it may be truncated or edited by hand"
+        ) from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
         raise InvalidNotebook("the file is JSON but not a Jupyter notebook (no 'cells')")
     major = data.get("nbformat")
@@ -121,7 +168,7 @@ def load_submission(path: str | Path) -> Submission:
     for index, cell in enumerate(nb["cells"]):
         if cell.get("cell_type") != "code" or is_test_cell(cell):
             continue
-        cells.append((index, transform(_source(cell))))
+        cells.append((index, transform(cell_source(cell))))
     meta = nb.get("metadata", {}).get("seqgrade")
     assignment = meta.get("assignment") if isinstance(meta, dict) and isinstance(meta.get("assignment"), str) else None
     return Submission(path=str(path), cells=tuple(cells), assignment=assignment, notes=tuple(notes))

@@ -3,6 +3,7 @@
 A notebook's result holds one record per exercise, each holding one record per check. Scores are
 kept as floats rounded to 1e-6 so the JSON text is stable across runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,17 @@ from .version import RESULT_SCHEMA_VERSION, __version__
 CHECK_STATUSES = ("passed", "failed", "error", "timeout", "missing", "manual")
 MANUAL_CHECK = "manual_review"  # the one check of a manual (free-text) question
 MANUAL_MESSAGE = "graded by course staff"  # the message of a manual check (grader.checking.unrun.manual_result)
-UNANSWERED_KIND = "unanswered"  # the kind of a manual check whose answer cell is empty or exactly as released (0 points)
+UNANSWERED_KIND = (
+    "unanswered"  # the kind of a manual check whose answer cell is empty or exactly as released (0 points)
+)
 NOTEBOOK_STATUSES = ("graded", "invalid", "wrong_assignment")
 # Facts about a submission that are not exercise results; a batch sets them (grades.csv's reason column).
 NOTEBOOK_FLAGS = ("release_identical", "late")
 # How each flag reads to a student or a TA (grades.csv's reason column, feedback pages, Gradescope).
-FLAG_WORDS = {"release_identical": "unmodified release detected (the notebook is the released one, unchanged)",
-              "late": "late (the LMS marked the submission late)"}
+FLAG_WORDS = {
+    "release_identical": "unmodified release detected (the notebook is the released one, unchanged)",
+    "late": "late (the LMS marked the submission late)",
+}
 
 
 def _points(x: float) -> float:
@@ -72,6 +77,7 @@ class StaffMark:
 
     ``kind`` is "manual" (a score for a free-text question) or "override" (replacing what the grader
     gave a check); ``grader_points`` keeps what the grader itself gave, so the page can show both."""
+
     kind: str
     points: float
     reason: str = ""
@@ -89,6 +95,7 @@ class StaffMark:
 class LateCharge:
     """What a late policy made of a submission's time, applied after grading: the notebook's total is its
     points times ``credit`` (staff marks included). ``reason`` says why, for the TA and the student."""
+
     credit: float  # the share of the points kept, in [0, 1]
     reason: str
 
@@ -135,6 +142,7 @@ class NotebookResult:
     cells: tuple[dict, ...] = field(default=())  # per-cell execution notes: index, status, message
     flags: tuple[str, ...] = ()  # NOTEBOOK_FLAGS that apply, in that order
     late: LateCharge | None = None  # a batch's late policy applied to this submission (never by the grader)
+    chosen: str = ""  # of several notebooks handed in, which one a batch graded and which not ("" for one)
 
     def __post_init__(self):
         if self.status not in NOTEBOOK_STATUSES:
@@ -213,6 +221,7 @@ class NotebookResult:
             ],
             "cells": list(self.cells),
             **({"late": asdict(self.late)} if self.late is not None else {}),
+            **({"chosen": self.chosen} if self.chosen else {}),
         }
 
     def to_json(self) -> str:
@@ -243,4 +252,5 @@ class NotebookResult:
             cells=tuple(data.get("cells", ())),
             flags=tuple(data.get("flags", ())),
             late=data.get("late"),
+            chosen=data.get("chosen", ""),
         )

@@ -2,6 +2,7 @@
 
 This package depends on numpy, torch and triton only, and never imports :mod:`grader`.
 """
+
 from .attention import causal_mask, masked_self_attention, mha_param_count, qkv_param_count
 from .autoregressive import ar_fit, seq2col
 from .flash import flash_attention, merge_partials

@@ -1,4 +1,5 @@
 """Answer keys for the conceptual questions of the sequence_models assignment. Never shipped to students."""
+
 from __future__ import annotations
 
 from .attention import qkv_param_count

@@ -1,4 +1,5 @@
 """Causal masking, single-head masked self-attention and attention parameter counts."""
+
 from __future__ import annotations
 
 import math
@@ -47,7 +48,9 @@ def masked_self_attention(X: torch.Tensor, Wq: torch.Tensor, Wk: torch.Tensor, W
     Xb = X if batched else X[None]  # (B, T, d)
     q, k, v = (Xb @ W for W in (Wq, Wk, Wv))  # (B, T, d_k), (B, T, d_k), (B, T, d_v)
     # One head: (B, 1, T, d). The fused kernel (Triton on CUDA, tiled elsewhere) applies the causal mask.
-    y = flash_attention(q[:, None], k[:, None], v[:, None], causal=True, scale=1.0 / math.sqrt(d_k))[:, 0]  # (B, T, d_v)
+    y = flash_attention(q[:, None], k[:, None], v[:, None], causal=True, scale=1.0 / math.sqrt(d_k))[
+        :, 0
+    ]  # (B, T, d_v)
     return y if batched else y[0]  # (B, T, d_v) or (T, d_v)
 
 

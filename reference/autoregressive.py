@@ -4,6 +4,7 @@ An AR model of order ``s`` predicts each value from the ``s`` values before it:
 ``x(t) ~ w_0 x(t-s) + ... + w_{s-1} x(t-1) + b``. Fitting it is ordinary least squares once the
 sequence is cut into overlapping windows, which is what :func:`seq2col` does.
 """
+
 from __future__ import annotations
 
 import numbers

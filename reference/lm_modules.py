@@ -19,6 +19,7 @@ same things from explicit weight tensors, so expected values can be computed for
 
 numpy/torch only; never imports :mod:`grader`.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,9 +29,17 @@ import torch
 from torch import nn
 
 __all__ = [
-    "RecurrentCell", "RNNLayer", "RNNLanguageModel", "sample_next", "generate",
-    "recurrent_cell_step", "rnn_layer_states", "language_model_logits", "parameter_shapes",
-    "TEMPERATURE_EFFECT", "WHY_SAMPLE",
+    "RecurrentCell",
+    "RNNLayer",
+    "RNNLanguageModel",
+    "sample_next",
+    "generate",
+    "recurrent_cell_step",
+    "rnn_layer_states",
+    "language_model_logits",
+    "parameter_shapes",
+    "TEMPERATURE_EFFECT",
+    "WHY_SAMPLE",
 ]
 
 
@@ -56,13 +65,18 @@ def _check_sequence(x_seq: torch.Tensor, h: torch.Tensor, D: int, H: int) -> Non
 
 def _check_tokens(tokens: torch.Tensor, vocab_size: int) -> None:
     if not isinstance(tokens, torch.Tensor) or tokens.ndim != 2 or tokens.dtype != torch.int64 or tokens.shape[1] < 1:
-        raise ValueError(f"tokens must be a (B, T) torch.long tensor with T >= 1; got "
-                         f"{tuple(getattr(tokens, 'shape', ()))}, {getattr(tokens, 'dtype', type(tokens).__name__)}")
+        raise ValueError(
+            f"tokens must be a (B, T) torch.long tensor with T >= 1; got "
+            f"{tuple(getattr(tokens, 'shape', ()))}, {getattr(tokens, 'dtype', type(tokens).__name__)}"
+        )
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab_size):
-        raise ValueError(f"token ids must lie in [0, {vocab_size}); got ids from {int(tokens.min())} to {int(tokens.max())}")
+        raise ValueError(
+            f"token ids must lie in [0, {vocab_size}); got ids from {int(tokens.min())} to {int(tokens.max())}"
+        )
 
 
 # --- 1. the recurrent cell -------------------------------------------------------------------------------
+
 
 class RecurrentCell(nn.Module):
     """One step of a ReLU RNN: ``h = relu(input_to_hidden(x) + hidden_to_hidden(h_prev))``."""
@@ -84,13 +98,16 @@ def recurrent_cell_step(x, h_prev, W_ih, b_ih, W_hh, b_hh) -> torch.Tensor:
     layout); returns ``(B, H)``."""
     H, D = W_ih.shape
     if W_hh.shape != (H, H) or b_ih.shape != (H,) or b_hh.shape != (H,):
-        raise ValueError(f"need W_ih (H, D), b_ih (H,), W_hh (H, H), b_hh (H,) with H={H}; got {tuple(W_ih.shape)}, "
-                         f"{tuple(b_ih.shape)}, {tuple(W_hh.shape)}, {tuple(b_hh.shape)}")
+        raise ValueError(
+            f"need W_ih (H, D), b_ih (H,), W_hh (H, H), b_hh (H,) with H={H}; got {tuple(W_ih.shape)}, "
+            f"{tuple(b_ih.shape)}, {tuple(W_hh.shape)}, {tuple(b_hh.shape)}"
+        )
     _check_step(x, h_prev, D, H)
     return torch.relu(x @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh)  # (B, H)
 
 
 # --- 2. a layer: the cell looped over time ---------------------------------------------------------------
+
 
 class RNNLayer(nn.Module):
     """A RecurrentCell applied at every step of a sequence; ``forward`` returns every state ``(B, T, H)``."""
@@ -109,7 +126,8 @@ class RNNLayer(nn.Module):
 
 
 def rnn_layer_states(x_seq, h, W_ih, b_ih, W_hh, b_hh) -> torch.Tensor:
-    """``RNNLayer.forward`` from explicit weights: every state ``(B, T, H)`` from ``x_seq (B, T, D)`` and ``h (B, H)``."""
+    """``RNNLayer.forward`` from explicit weights: every state ``(B, T, H)`` from ``x_seq (B, T, D)`` and
+    ``h (B, H)``."""
     _check_sequence(x_seq, h, W_ih.shape[1], W_ih.shape[0])
     inputs = x_seq @ W_ih.T + b_ih  # (B, T, H): the input terms of every step at once
     states = []
@@ -121,15 +139,21 @@ def rnn_layer_states(x_seq, h, W_ih, b_ih, W_hh, b_hh) -> torch.Tensor:
 
 # --- 3. the language model -------------------------------------------------------------------------------
 
+
 class RNNLanguageModel(nn.Module):
-    """Embedding, ``num_layers`` stacked RNNLayers (each from ``h = 0``) and a linear head: ``(B, T)`` ids -> ``(B, T, V)`` logits."""
+    """Embedding, ``num_layers`` stacked RNNLayers (each from ``h = 0``) and a linear head: ``(B, T)`` ids ->
+    ``(B, T, V)`` logits."""
 
     def __init__(self, vocab_size: int, embed_dim: int, hidden_dim: int, num_layers: int):
         super().__init__()
         self.hidden_dim = _positive_int("hidden_dim", hidden_dim)
         self.embedding = nn.Embedding(_positive_int("vocab_size", vocab_size), _positive_int("embed_dim", embed_dim))
-        self.layers = nn.ModuleList([RNNLayer(embed_dim if l == 0 else hidden_dim, hidden_dim)
-                                     for l in range(_positive_int("num_layers", num_layers))])
+        self.layers = nn.ModuleList(
+            [
+                RNNLayer(embed_dim if l == 0 else hidden_dim, hidden_dim)
+                for l in range(_positive_int("num_layers", num_layers))
+            ]
+        )
         self.classification_head = nn.Linear(hidden_dim, vocab_size)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -147,17 +171,26 @@ def parameter_shapes(vocab_size: int, embed_dim: int, hidden_dim: int, num_layer
     shapes = {"embedding.weight": (V, E)}
     for l in range(num_layers):
         cell = f"layers.{l}.cell."
-        shapes |= {cell + "input_to_hidden.weight": (H, E if l == 0 else H), cell + "input_to_hidden.bias": (H,),
-                   cell + "hidden_to_hidden.weight": (H, H), cell + "hidden_to_hidden.bias": (H,)}
+        shapes |= {
+            cell + "input_to_hidden.weight": (H, E if l == 0 else H),
+            cell + "input_to_hidden.bias": (H,),
+            cell + "hidden_to_hidden.weight": (H, H),
+            cell + "hidden_to_hidden.bias": (H,),
+        }
     return shapes | {"classification_head.weight": (V, H), "classification_head.bias": (V,)}
 
 
 def language_model_logits(tokens: torch.Tensor, params: Mapping[str, torch.Tensor], num_layers: int) -> torch.Tensor:
-    """``RNNLanguageModel.forward`` from a state_dict-like mapping (the names ``parameter_shapes`` gives): ``(B, T, V)``."""
+    """``RNNLanguageModel.forward`` from a state_dict-like mapping (the names ``parameter_shapes`` gives):
+    ``(B, T, V)``."""
     _positive_int("num_layers", num_layers)
     needed = ["embedding.weight", "classification_head.weight", "classification_head.bias"]
-    needed += [f"layers.{l}.cell.{lin}.{p}" for l in range(num_layers)
-               for lin in ("input_to_hidden", "hidden_to_hidden") for p in ("weight", "bias")]
+    needed += [
+        f"layers.{l}.cell.{lin}.{p}"
+        for l in range(num_layers)
+        for lin in ("input_to_hidden", "hidden_to_hidden")
+        for p in ("weight", "bias")
+    ]
     missing = [name for name in needed if name not in params]
     if missing:
         raise ValueError(f"params lacks {missing[:3]}{' ...' if len(missing) > 3 else ''} for num_layers={num_layers}")
@@ -175,9 +208,14 @@ def language_model_logits(tokens: torch.Tensor, params: Mapping[str, torch.Tenso
 
 # --- 4. sampling -----------------------------------------------------------------------------------------
 
+
 def _check_temperature(temperature) -> float:
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
-            or not math.isfinite(temperature) or temperature < 0:
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, (int, float))
+        or not math.isfinite(temperature)
+        or temperature < 0
+    ):
         raise ValueError(f"temperature must be a finite number >= 0; got {temperature!r}")
     return float(temperature)
 
@@ -187,9 +225,16 @@ def sample_next(logits: torch.Tensor, temperature: float, generator: torch.Gener
 
     ``logits (B, V)``; temperature 0 is the argmax (the lowest index among ties) and draws nothing."""
     temperature = _check_temperature(temperature)
-    if not isinstance(logits, torch.Tensor) or logits.ndim != 2 or not logits.is_floating_point() or logits.shape[1] < 1:
-        raise ValueError(f"logits must be a floating (B, V) tensor with V >= 1; got "
-                         f"{tuple(getattr(logits, 'shape', ()))}, {getattr(logits, 'dtype', type(logits).__name__)}")
+    if (
+        not isinstance(logits, torch.Tensor)
+        or logits.ndim != 2
+        or not logits.is_floating_point()
+        or logits.shape[1] < 1
+    ):
+        raise ValueError(
+            f"logits must be a floating (B, V) tensor with V >= 1; got "
+            f"{tuple(getattr(logits, 'shape', ()))}, {getattr(logits, 'dtype', type(logits).__name__)}"
+        )
     if torch.isnan(logits).any() or (logits == math.inf).any():
         raise ValueError("logits must not hold NaN or +inf")
     if not isinstance(generator, torch.Generator):
@@ -200,13 +245,20 @@ def sample_next(logits: torch.Tensor, temperature: float, generator: torch.Gener
     return torch.multinomial(probs, 1, generator=generator)[:, 0]  # (B,)
 
 
-def generate(model: Callable[[torch.Tensor], torch.Tensor], prefix: torch.Tensor, n_new: int, temperature: float,
-             generator: torch.Generator) -> torch.Tensor:
+def generate(
+    model: Callable[[torch.Tensor], torch.Tensor],
+    prefix: torch.Tensor,
+    n_new: int,
+    temperature: float,
+    generator: torch.Generator,
+) -> torch.Tensor:
     """``prefix (B, T0)`` followed by ``n_new`` tokens, each drawn by ``sample_next`` from the model's logits at
     the last position given every token before it: ``(B, T0 + n_new)`` long."""
     if not isinstance(prefix, torch.Tensor) or prefix.ndim != 2 or prefix.dtype != torch.int64 or prefix.shape[1] < 1:
-        raise ValueError(f"prefix must be a (B, T0) torch.long tensor with T0 >= 1; got "
-                         f"{tuple(getattr(prefix, 'shape', ()))}, {getattr(prefix, 'dtype', type(prefix).__name__)}")
+        raise ValueError(
+            f"prefix must be a (B, T0) torch.long tensor with T0 >= 1; got "
+            f"{tuple(getattr(prefix, 'shape', ()))}, {getattr(prefix, 'dtype', type(prefix).__name__)}"
+        )
     if isinstance(n_new, bool) or not isinstance(n_new, int) or n_new < 0:
         raise ValueError(f"n_new must be an int >= 0; got {n_new!r}")
     _check_temperature(temperature)

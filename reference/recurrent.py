@@ -1,4 +1,5 @@
 """A recurrent unit, a batched recurrent forward pass, and AR models written as linear recurrences."""
+
 from __future__ import annotations
 
 import torch
@@ -23,7 +24,8 @@ def recurrent_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Wi
         )
     if x.ndim != h_prev.ndim or x.ndim not in (1, 2) or x.shape[:-1] != h_prev.shape[:-1]:
         raise ValueError(
-            f"x and h_prev must have shapes (B, d_in) and (B, d_h), or (d_in,) and (d_h,); got {tuple(x.shape)} and {tuple(h_prev.shape)}"
+            f"x and h_prev must have shapes (B, d_in) and (B, d_h), or (d_in,) and (d_h,); "
+            f"got {tuple(x.shape)} and {tuple(h_prev.shape)}"
         )
     return torch.relu(h_prev @ Wrec.T + x @ Win.T)  # (B, d_h) or (d_h,)
 

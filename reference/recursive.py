@@ -6,6 +6,7 @@ and ``v`` the softmax-weighted average of the values over J alone. States of dis
 the state of their union (reference.flash.merge); the empty set's state, ``(-inf, 0)``, is the merge's
 identity. Everything here works for one query ``q (d,)`` or several ``q (Nq, d)``.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,16 @@ import torch
 
 from .flash import flash_attention, merge_partials
 
-__all__ = ["attention_partial", "merge", "online_softmax_attention", "tiled_attention", "flash_forward", "attention_io",
-           "full_attention", "TILING_DOES_NOT_HELP"]
+__all__ = [
+    "attention_partial",
+    "merge",
+    "online_softmax_attention",
+    "tiled_attention",
+    "flash_forward",
+    "attention_io",
+    "full_attention",
+    "TILING_DOES_NOT_HELP",
+]
 
 
 def _scores(q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
@@ -27,20 +36,28 @@ def attention_partial(q: torch.Tensor, K: torch.Tensor, V: torch.Tensor) -> tupl
     With no keys (``K`` of shape (0, d)) this is the empty state: ``s = -inf``, ``v = 0``."""
     for name, t, dims in (("q", q, (1, 2)), ("K", K, (2,)), ("V", V, (2,))):
         if not isinstance(t, torch.Tensor) or t.ndim not in dims:
-            raise ValueError(f"attention_partial: {name} must be a tensor with {' or '.join(map(str, dims))} dimensions; "
-                             f"got {tuple(getattr(t, 'shape', ())) or type(t).__name__}")
+            raise ValueError(
+                f"attention_partial: {name} must be a tensor with {' or '.join(map(str, dims))} dimensions; "
+                f"got {tuple(getattr(t, 'shape', ())) or type(t).__name__}"
+            )
     if K.shape != (V.shape[0], q.shape[-1]):
-        raise ValueError(f"attention_partial: K must have shape (Nk, d) = ({V.shape[0]}, {q.shape[-1]}) to match q and V; "
-                         f"got {tuple(K.shape)}")
+        raise ValueError(
+            f"attention_partial: K must have shape (Nk, d) = ({V.shape[0]}, {q.shape[-1]}) to match q and V; "
+            f"got {tuple(K.shape)}"
+        )
     if K.shape[0] == 0:
         shape = q.shape[:-1]
-        return (torch.full(shape, float("-inf"), dtype=q.dtype),
-                torch.zeros(*shape, V.shape[-1], dtype=V.dtype))  # (), (dv,) or (Nq,), (Nq, dv)
+        return (
+            torch.full(shape, float("-inf"), dtype=q.dtype),
+            torch.zeros(*shape, V.shape[-1], dtype=V.dtype),
+        )  # (), (dv,) or (Nq,), (Nq, dv)
     scores = _scores(q, K)
     return torch.logsumexp(scores, dim=-1), torch.softmax(scores, dim=-1) @ V
 
 
-def merge(a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def merge(
+    a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The state of the union of two disjoint key sets, from their states (stable for any scores)."""
     (s_a, v_a), (s_b, v_b) = a, b
     return merge_partials((torch.as_tensor(s_a), v_a), (torch.as_tensor(s_b), v_b))
@@ -67,27 +84,29 @@ def online_softmax_attention(q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, 
     total = torch.zeros(q2.shape[:1], dtype=acc_t)  # (Nq,): running sum of exp(score - m)
     acc = torch.zeros(q2.shape[0], V.shape[-1], dtype=acc_t)  # (Nq, dv): running sum of exp(score - m) v
     for start in range(0, K.shape[0], block_size):
-        s = _scores(q2.to(acc_t), K[start:start + block_size].to(acc_t))  # (Nq, b)
+        s = _scores(q2.to(acc_t), K[start : start + block_size].to(acc_t))  # (Nq, b)
         m_new = torch.maximum(m, s.amax(dim=-1))
         rescale = torch.exp(m - m_new)  # (Nq,): 0 on the first block (m = -inf)
         p = torch.exp(s - m_new[:, None])  # (Nq, b)
         total = total * rescale + p.sum(dim=-1)
-        acc = acc * rescale[:, None] + p @ V[start:start + block_size].to(acc_t)
+        acc = acc * rescale[:, None] + p @ V[start : start + block_size].to(acc_t)
         m = m_new
     y = (acc / total[:, None]).to(q.dtype)  # (Nq, dv)
     return y[0] if single else y
 
 
-def tiled_attention(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, block_q: int, block_k: int,
-                    causal: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+def tiled_attention(
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, block_q: int, block_k: int, causal: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(O (Nq, dv), lse (Nq,))``: the fused reference (reference.flash: the Triton kernel on CUDA, the
     tiled torch path elsewhere), on 2-D inputs."""
     out, lse = flash_attention(Q[None, None], K[None, None], V[None, None], causal=causal, return_lse=True)
     return out[0, 0], lse[0, 0].to(Q.dtype)  # (Nq, dv), (Nq,)
 
 
-def flash_forward(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, causal: bool = False, block_m: int = 16,
-                  block_n: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
+def flash_forward(
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, causal: bool = False, block_m: int = 16, block_n: int = 16
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(O (Nq, d), lse (Nq,))`` in float32, as the bonus exercise's Triton kernel and its launch code return
     them: the fused reference on the inputs cast to float32 (its blocks are its own; the result does not
     depend on them)."""

@@ -14,6 +14,7 @@ Conventions (the notebook states them to students):
 
 numpy/torch/plain Python only; never imports :mod:`grader`.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,19 +23,33 @@ import torch
 import torch.nn.functional as F
 
 __all__ = [
-    "lstm_cell", "lstm_cell_torch", "lstm_weights_to_torch", "rnn_lm_states", "rnn_lm_loss", "rnn_lm_loss_torch",
-    "ngram_probs", "sequence_log_prob", "encoder_decoder_context", "causal_conv1d", "receptive_field",
-    "lstm_param_count", "TEACHER_FORCING_PARALLEL", "LSTM_PARAM_COUNT", "LSTM_PARAM_SIZES",
+    "lstm_cell",
+    "lstm_cell_torch",
+    "lstm_weights_to_torch",
+    "rnn_lm_states",
+    "rnn_lm_loss",
+    "rnn_lm_loss_torch",
+    "ngram_probs",
+    "sequence_log_prob",
+    "encoder_decoder_context",
+    "causal_conv1d",
+    "receptive_field",
+    "lstm_param_count",
+    "TEACHER_FORCING_PARALLEL",
+    "LSTM_PARAM_COUNT",
+    "LSTM_PARAM_SIZES",
 ]
 
 # --- LSTM cell -----------------------------------------------------------------------------------------
+
 
 def lstm_cell(x: torch.Tensor, h: torch.Tensor, c: torch.Tensor, W: torch.Tensor, b: torch.Tensor):
     """One LSTM step; gates ``(i, f, o, g)`` from ``[h; x] W^T + b``. Returns ``(h_next, c_next)``, each ``(B, H)``."""
     H = h.shape[-1]
     if W.shape != (4 * H, H + x.shape[-1]) or b.shape != (4 * H,):
-        raise ValueError(f"W must be (4H, H + D) = {(4 * H, H + x.shape[-1])} and b (4H,); got {tuple(W.shape)}, "
-                         f"{tuple(b.shape)}")
+        raise ValueError(
+            f"W must be (4H, H + D) = {(4 * H, H + x.shape[-1])} and b (4H,); got {tuple(W.shape)}, {tuple(b.shape)}"
+        )
     z = torch.cat([h, x], dim=-1) @ W.T + b  # (B, 4H)
     i, f, o, g = z.split(H, dim=-1)  # (B, H) each
     c_next = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)  # (B, H)
@@ -58,8 +73,9 @@ def lstm_cell_torch(x, h, c, W, b):
     H = h.shape[-1]
     cell = torch.nn.LSTMCell(D, H, dtype=x.dtype)
     with torch.no_grad():
-        for param, value in zip((cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh),
-                                lstm_weights_to_torch(W, b, H)):
+        for param, value in zip(
+            (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), lstm_weights_to_torch(W, b, H)
+        ):
             param.copy_(value)
         h_next, c_next = cell(x, (h, c))
     return h_next, c_next
@@ -67,9 +83,12 @@ def lstm_cell_torch(x, h, c, W, b):
 
 # --- recurrent language model --------------------------------------------------------------------------
 
-def rnn_lm_states(tokens: torch.Tensor, E: torch.Tensor, W_xh: torch.Tensor, W_hh: torch.Tensor,
-                  b_h: torch.Tensor) -> torch.Tensor:
-    """Hidden states ``h_0 .. h_{T-1}``, shape ``(T, H)``: ``h_t = tanh(E[x_t] W_xh + h_{t-1} W_hh + b_h)``, ``h_{-1} = 0``."""
+
+def rnn_lm_states(
+    tokens: torch.Tensor, E: torch.Tensor, W_xh: torch.Tensor, W_hh: torch.Tensor, b_h: torch.Tensor
+) -> torch.Tensor:
+    """Hidden states ``h_0 .. h_{T-1}``, shape ``(T, H)``: ``h_t = tanh(E[x_t] W_xh + h_{t-1} W_hh + b_h)``,
+    ``h_{-1} = 0``."""
     tokens = torch.as_tensor(tokens)
     if tokens.ndim != 1 or tokens.dtype not in (torch.int64, torch.int32):
         raise ValueError(f"tokens must be a 1-D integer tensor; got {tuple(tokens.shape)}, {tokens.dtype}")
@@ -108,6 +127,7 @@ def rnn_lm_loss_torch(tokens, E, W_xh, W_hh, b_h, W_hy, b_y) -> torch.Tensor:
 
 # --- n-grams -------------------------------------------------------------------------------------------
 
+
 def ngram_probs(tokens, n: int) -> dict:
     """Maximum-likelihood ``P(word | previous n - 1 words)``: ``{context tuple: {word: probability}}``."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -115,10 +135,12 @@ def ngram_probs(tokens, n: int) -> dict:
     tokens = list(tokens)
     table: dict[tuple, dict[str, int]] = {}
     for end in range(n - 1, len(tokens)):  # tokens[end] follows the context tokens[end-n+1:end]
-        following = table.setdefault(tuple(tokens[end - n + 1:end]), {})
+        following = table.setdefault(tuple(tokens[end - n + 1 : end]), {})
         following[tokens[end]] = following.get(tokens[end], 0) + 1
-    return {context: {word: count / sum(following.values()) for word, count in following.items()}
-            for context, following in table.items()}
+    return {
+        context: {word: count / sum(following.values()) for word, count in following.items()}
+        for context, following in table.items()
+    }
 
 
 def sequence_log_prob(tokens, probs: dict) -> float:
@@ -136,13 +158,16 @@ def sequence_log_prob(tokens, probs: dict) -> float:
 
 # --- encoder-decoder attention -------------------------------------------------------------------------
 
+
 def encoder_decoder_context(S: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
-    """``softmax(S H^T) H``: one context vector per decoder state. ``S (T_dec, d)``, ``H (T_enc, d)`` -> ``(T_dec, d)``."""
+    """``softmax(S H^T) H``: one context vector per decoder state. ``S (T_dec, d)``, ``H (T_enc, d)`` ->
+    ``(T_dec, d)``."""
     weights = torch.softmax(S @ H.T, dim=-1)  # (T_dec, T_enc): each row sums to 1
     return weights @ H  # (T_dec, d)
 
 
 # --- causal convolutions -------------------------------------------------------------------------------
+
 
 def causal_conv1d(x: torch.Tensor, w: torch.Tensor, dilation: int = 1) -> torch.Tensor:
     """``y[t] = sum_k w[k] x[t - k * dilation]`` (zeros before the start), for ``x (T,)`` and ``w (K,)``; ``(T,)``."""
@@ -160,6 +185,7 @@ def receptive_field(kernel_size: int, dilations) -> int:
 
 
 # --- answers -------------------------------------------------------------------------------------------
+
 
 def lstm_param_count(D: int, H: int) -> int:
     """Parameters of ``torch.nn.LSTM(D, H)``: four gates, each with input and hidden weights and two biases."""

@@ -10,6 +10,7 @@ Conventions (the notebook states the same ones):
 - Multi-head projections are ``(D, H*Dh)``; head ``h`` uses columns ``h*Dh:(h+1)*Dh``, and the heads'
   outputs are concatenated in order before ``Wo (H*Dh, D)``.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,17 +20,31 @@ import torch
 from .attention import _positive_int
 
 __all__ = [
-    "scaled_dot_product_attention", "self_attention", "sinusoidal_positions", "multi_head_attention",
-    "layer_norm", "rms_norm", "swiglu", "transformer_block", "attention_weights_bytes", "block_param_count",
-    "BLOCK_PARAM_NAMES", "causal_bool_mask", "is_permutation_equivariant", "swap_poll_output",
-    "SELF_ATTENTION_WITH_POSITIONS_IS_EQUIVARIANT", "SWAP_POLL_OUTPUT",
+    "scaled_dot_product_attention",
+    "self_attention",
+    "sinusoidal_positions",
+    "multi_head_attention",
+    "layer_norm",
+    "rms_norm",
+    "swiglu",
+    "transformer_block",
+    "attention_weights_bytes",
+    "block_param_count",
+    "BLOCK_PARAM_NAMES",
+    "causal_bool_mask",
+    "is_permutation_equivariant",
+    "swap_poll_output",
+    "SELF_ATTENTION_WITH_POSITIONS_IS_EQUIVARIANT",
+    "SWAP_POLL_OUTPUT",
 ]
 
 
 # --- 1. scaled dot-product attention ---------------------------------------------------------------------
 
-def scaled_dot_product_attention(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor,
-                                 mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+
+def scaled_dot_product_attention(
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(Y, A)`` with ``A = softmax(Q K^T / sqrt(dk))`` over the keys (masked keys get weight 0) and ``Y = A V``.
 
     ``Q (..., Nq, dk)``, ``K (..., Nk, dk)``, ``V (..., Nk, dv)``; ``mask`` bool, broadcastable to
@@ -54,6 +69,7 @@ def scaled_dot_product_attention(Q: torch.Tensor, K: torch.Tensor, V: torch.Tens
 
 
 # --- 2. self-attention and 3. positions ------------------------------------------------------------------
+
 
 def self_attention(X: torch.Tensor, Wq: torch.Tensor, Wk: torch.Tensor, Wv: torch.Tensor) -> torch.Tensor:
     """Unmasked single-head self-attention ``softmax(X Wq (X Wk)^T / sqrt(dk)) X Wv``.
@@ -86,7 +102,9 @@ def is_permutation_equivariant(f, X: torch.Tensor, perm: torch.Tensor) -> bool:
 def _answer_with_positions() -> bool:
     gen = torch.Generator().manual_seed(0)
     N, D = 5, 4
-    X, Wq, Wk, Wv = (torch.randn(*shape, generator=gen, dtype=torch.float64) for shape in ((N, D), (D, D), (D, D), (D, D)))
+    X, Wq, Wk, Wv = (
+        torch.randn(*shape, generator=gen, dtype=torch.float64) for shape in ((N, D), (D, D), (D, D), (D, D))
+    )
     P = sinusoidal_positions(N, D).to(torch.float64)
     return is_permutation_equivariant(lambda Z: self_attention(Z + P, Wq, Wk, Wv), X, torch.tensor([2, 0, 4, 1, 3]))
 
@@ -97,8 +115,16 @@ SELF_ATTENTION_WITH_POSITIONS_IS_EQUIVARIANT = _answer_with_positions()
 
 # --- 4. multi-head attention -----------------------------------------------------------------------------
 
-def multi_head_attention(X: torch.Tensor, Wq: torch.Tensor, Wk: torch.Tensor, Wv: torch.Tensor, Wo: torch.Tensor,
-                         n_heads: int, mask: torch.Tensor | None = None) -> torch.Tensor:
+
+def multi_head_attention(
+    X: torch.Tensor,
+    Wq: torch.Tensor,
+    Wk: torch.Tensor,
+    Wv: torch.Tensor,
+    Wo: torch.Tensor,
+    n_heads: int,
+    mask: torch.Tensor | None = None,
+) -> torch.Tensor:
     """Multi-head self-attention without biases; ``Y`` is shaped like ``X``.
 
     ``X (N, D)`` or ``(B, N, D)``; ``Wq, Wk, Wv (D, H*Dh)``; ``Wo (H*Dh, D)``; head ``h`` uses columns
@@ -127,6 +153,7 @@ def multi_head_attention(X: torch.Tensor, Wq: torch.Tensor, Wk: torch.Tensor, Wv
 
 # --- 6. normalisations and the gated MLP -----------------------------------------------------------------
 
+
 def layer_norm(x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
     """Normalise over the last axis with the biased (population) variance, then scale and shift; any leading shape."""
     mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
@@ -148,10 +175,18 @@ def swiglu(x: torch.Tensor, W1: torch.Tensor, W2: torch.Tensor, W3: torch.Tensor
 
 # The params dict of transformer_block: D = model width.
 BLOCK_PARAM_NAMES = {
-    "ln1_gamma": "(D,)", "ln1_beta": "(D,)",
-    "Wq": "(D, D)", "Wk": "(D, D)", "Wv": "(D, D)", "Wo": "(D, D)",
-    "ln2_gamma": "(D,)", "ln2_beta": "(D,)",
-    "W1": "(D, 4D)", "b1": "(4D,)", "W2": "(4D, D)", "b2": "(D,)",
+    "ln1_gamma": "(D,)",
+    "ln1_beta": "(D,)",
+    "Wq": "(D, D)",
+    "Wk": "(D, D)",
+    "Wv": "(D, D)",
+    "Wo": "(D, D)",
+    "ln2_gamma": "(D,)",
+    "ln2_beta": "(D,)",
+    "W1": "(D, 4D)",
+    "b1": "(4D,)",
+    "W2": "(4D, D)",
+    "b2": "(D,)",
 }
 
 
@@ -168,13 +203,15 @@ def transformer_block(x: torch.Tensor, params: dict, n_heads: int, causal: bool)
     """
     p = params
     mask = causal_bool_mask(x.shape[-2]) if causal else None
-    h = x + multi_head_attention(layer_norm(x, p["ln1_gamma"], p["ln1_beta"]), p["Wq"], p["Wk"], p["Wv"], p["Wo"],
-                                 n_heads, mask)  # (..., N, D)
+    h = x + multi_head_attention(
+        layer_norm(x, p["ln1_gamma"], p["ln1_beta"]), p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, mask
+    )  # (..., N, D)
     z = layer_norm(h, p["ln2_gamma"], p["ln2_beta"])  # (..., N, D)
     return h + torch.relu(z @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]  # (..., N, 4D) -> (..., N, D)
 
 
 # --- 8. counting -----------------------------------------------------------------------------------------
+
 
 def attention_weights_bytes(N: int, H: int, bytes_per_element: int) -> int:
     """Bytes of one sequence's attention weights: ``H`` matrices of ``N x N`` entries."""

@@ -1,5 +1,6 @@
 """Test-wide settings: hypothesis profiles (``ci`` is derandomized and loaded when CI is set), and a
 store of drawn examples of the suite's own (grader.checking.drawn), shared by the processes it starts."""
+
 import atexit
 import os
 import shutil
@@ -46,7 +47,7 @@ def sandbox_grader():
     from grader.grading import Grader
     from grader.jail.limits import Limits
 
-    with Grader(Limits(call_timeout_s=5, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=90), slot=11) as grader:
+    with Grader(Limits(call_timeout_s=5, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=90)) as grader:
         yield grader
 
 
@@ -56,15 +57,30 @@ def sandbox_grader():
 # so they prove the assignment too. A path listed here that no longer exists stops the run, so a renamed
 # file cannot silently drop out of `make check`.
 ASSIGNMENT_FILES = {
-    "sequence_models": ("tests/test_assignment.py", "tests/test_corpus.py", "tests/grader/test_checks.py",
-                        "tests/reference/test_autoregressive.py", "tests/reference/test_recurrent.py",
-                        "tests/reference/test_attention.py"),
-    "attention": ("tests/grader/test_checks_attention.py", "tests/grader/test_every_helper_served.py",
-                  "tests/reference/test_transformer.py"),
+    "sequence_models": (
+        "tests/test_assignment.py",
+        "tests/test_corpus.py",
+        "tests/grader/test_checks.py",
+        "tests/reference/test_autoregressive.py",
+        "tests/reference/test_recurrent.py",
+        "tests/reference/test_attention.py",
+    ),
+    "attention": (
+        "tests/grader/test_checks_attention.py",
+        "tests/grader/test_every_helper_served.py",
+        "tests/reference/test_transformer.py",
+    ),
     "recursive_attention": ("tests/reference/test_recursive.py", "tests/reference/test_flash.py"),
-    "rnn_lm": ("tests/grader/test_checks_rnn_lm.py", "tests/reference/test_rnn_lm.py"),
-    "lm_modules": ("tests/reference/test_lm_modules.py", "tests/test_selfchecks_lm_modules.py",
-                   "tests/grader/test_sampling_checks.py"),
+    "rnn_lm": (
+        "tests/grader/test_checks_rnn_lm.py",
+        "tests/grader/test_rnn_lm_grading.py",
+        "tests/reference/test_rnn_lm.py",
+    ),
+    "lm_modules": (
+        "tests/reference/test_lm_modules.py",
+        "tests/test_selfchecks_lm_modules.py",
+        "tests/grader/test_sampling_checks.py",
+    ),
 }
 COURSE_RULES = (
     "tests/grader/test_fair_charging.py::test_every_check_states_when_it_cannot_be_judged",
@@ -83,9 +99,13 @@ RECORDED = "test_results_are_byte_identical_to_the_recorded_ones"
 
 
 def pytest_addoption(parser):
-    parser.addoption("--assignment", metavar="ID", default=None,
-                     help="run only the tests that prove assignment ID (make check ASSIGNMENT=ID): those "
-                          "parametrized with it, the files written for it, and the course-wide rules")
+    parser.addoption(
+        "--assignment",
+        metavar="ID",
+        default=None,
+        help="run only the tests that prove assignment ID (make check ASSIGNMENT=ID): those "
+        "parametrized with it, the files written for it, and the course-wide rules",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -100,8 +120,9 @@ def pytest_collection_modifyitems(config, items):
     listed = (*ASSIGNMENT_FILES[assignment], *COURSE_RULES)
     missing = [p for p in listed if not (root / p.split("::")[0]).is_file()]
     if missing:
-        raise pytest.UsageError(f"tests/conftest.py lists {missing}, which no longer exist: update ASSIGNMENT_FILES "
-                                f"or COURSE_RULES")
+        raise pytest.UsageError(
+            f"tests/conftest.py lists {missing}, which no longer exist: update ASSIGNMENT_FILES or COURSE_RULES"
+        )
 
     def belongs(item) -> bool:
         if getattr(item, "originalname", "") == RECORDED:  # an author's change moves grades on purpose: make test

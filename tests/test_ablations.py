@@ -3,6 +3,7 @@
 The ablation runs themselves take about two minutes each and need root and cgroup v1 for their guard:
 ``.venv/bin/python -m tests.corpus.ablate``. This keeps their edits from going stale between runs.
 """
+
 import shutil
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """The sequence_models assignment: the source notebook, its release, and nbgrader compatibility."""
+
 import os
 import re
 import shutil
@@ -13,6 +14,8 @@ from nbgrader.utils import determine_grade
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.course.release import ASSIGNMENTS_ROOT
 from grader.grading import Grader
+from grader.notebook import grade_id as _grade_id
+from grader.notebook import nbgrader_meta
 
 SOURCE_DIR = ASSIGNMENTS_ROOT / "source" / "sequence_models"
 SOURCE = SOURCE_DIR / "sequence_models.ipynb"
@@ -23,20 +26,17 @@ class _Log:
         pass
 
 
-def _grade_id(cell):
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-
-
 def _execute(nb, cwd, allow_errors=False):
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=allow_errors,
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", allow_errors=allow_errors, resources={"metadata": {"path": str(cwd)}}
+    ).execute()
     return nb
 
 
 def test_solution_cells_are_named_for_what_they_define():
     nb = nbformat.read(SOURCE, as_version=4)
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         if meta.get("solution") and cell.cell_type == "code":
             defined = re.findall(r"^(?:def (\w+)|(\w+) =)", cell.source, re.MULTILINE)
             assert meta["grade_id"] in {a or b for a, b in defined}, meta["grade_id"]
@@ -46,7 +46,7 @@ def test_source_notebook_runs_and_every_autograded_cell_scores_full_points(tmp_p
     work = shutil.copytree(SOURCE_DIR, tmp_path / "work")
     nb = _execute(nbformat.read(SOURCE, as_version=4), work)
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         if meta.get("grade") and cell.cell_type == "code":
             auto, _ = determine_grade(cell, _Log())
             assert auto == meta["points"], (meta["grade_id"], cell.outputs)
@@ -89,8 +89,18 @@ def _solution_lines(nb):
 def test_release_contains_no_solution_answer_key_or_hidden_test(released):
     source = nbformat.read(SOURCE, as_version=4)
     secrets = set(_solution_lines(source))
-    secrets |= {"BEGIN HIDDEN TESTS", "nbgrader_hook", "BEGIN SOLUTION", "import grader", "from reference", "answers.py"}
-    secrets |= {f'{k} = "B"' for k in ("CAUSAL_MASK_CHOICE",)} | {"QKV_PARAM_COUNT = 300", "SELF_ATTENTION_IS_CAUSAL = False"}
+    secrets |= {
+        "BEGIN HIDDEN TESTS",
+        "nbgrader_hook",
+        "BEGIN SOLUTION",
+        "import grader",
+        "from reference",
+        "answers.py",
+    }
+    secrets |= {f'{k} = "B"' for k in ("CAUSAL_MASK_CHOICE",)} | {
+        "QKV_PARAM_COUNT = 300",
+        "SELF_ATTENTION_IS_CAUSAL = False",
+    }
     assert len(secrets) > 30
     files = [p for p in released[0].parent.rglob("*") if p.is_file()]
     assert {p.name for p in files} == {"sequence_models.ipynb", "selfcheck.py", "selfcheck_base.py"}
@@ -118,21 +128,35 @@ def test_solution_version_keeps_solutions_without_markers(released):
 @pytest.mark.slow
 def test_nbgrader_generate_and_autograde_agree_with_seqgrade(tmp_path, released):
     course = tmp_path / "course"
-    shutil.copytree(ASSIGNMENTS_ROOT, course, ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"))
+    shutil.copytree(
+        ASSIGNMENTS_ROOT,
+        course,
+        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"),
+    )
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
     nbgrader = [sys.executable, "-m", "nbgrader"]
-    subprocess.run([*nbgrader, "generate_assignment", "sequence_models", "--force"], cwd=course, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [*nbgrader, "generate_assignment", "sequence_models", "--force"],
+        cwd=course,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     release_nb = course / "release" / "sequence_models" / "sequence_models.ipynb"
     partial = nbformat.read(released[1], as_version=4)
     for cell in partial.cells:
         if _grade_id(cell) == "seq2col":
-            cell.source = ("def seq2col(seq, filter_size):\n    seq = np.asarray(seq)\n"
-                           "    return np.stack([seq[i:i+filter_size] for i in range(len(seq)-filter_size)]), seq[:-filter_size]")
+            cell.source = (
+                "def seq2col(seq, filter_size):\n    seq = np.asarray(seq)\n"
+                "    return np.stack([seq[i:i+filter_size] for i in range(len(seq)-filter_size)]), seq[:-filter_size]"
+            )
         if _grade_id(cell) == "forward":
-            cell.source = ("def forward(seqs, Wrec, Win, Wout):\n    outs = []\n    for b in range(seqs.shape[0]):\n"
-                           "        h = torch.zeros(Wrec.shape[0], dtype=seqs.dtype)\n        for t in range(seqs.shape[1]):\n"
-                           "            h = recurrent_unit(seqs[b, t], h, Wrec, Win)\n        outs.append(h @ Wout[:, 0])\n"
-                           "    return torch.stack(outs)")
+            cell.source = (
+                "def forward(seqs, Wrec, Win, Wout):\n    outs = []\n    for b in range(seqs.shape[0]):\n"
+                "        h = torch.zeros(Wrec.shape[0], dtype=seqs.dtype)\n        for t in range(seqs.shape[1]):\n"
+                "            h = recurrent_unit(seqs[b, t], h, Wrec, Win)\n        outs.append(h @ Wout[:, 0])\n"
+                "    return torch.stack(outs)"
+            )
     submissions = {"alice": released[1].read_text(), "bob": release_nb.read_text(), "carol": nbformat.writes(partial)}
     for student, text in submissions.items():
         folder = course / "submitted" / student / "sequence_models"
@@ -149,6 +173,11 @@ def test_nbgrader_generate_and_autograde_agree_with_seqgrade(tmp_path, released)
             sub = gb.find_submission_notebook("sequence_models", "sequence_models", student)
             nbgrader_scores = {g.name: g.auto_score for g in sub.grades if g.name.startswith("test_")}
             ours = grader.grade(course / "submitted" / student / "sequence_models" / "sequence_models.ipynb")
-            assert nbgrader_scores == {f"test_{e.id}": e.score for e in ours.exercises if e.id != "ar_fit_interpretation"}, student
+            assert nbgrader_scores == {
+                f"test_{e.id}": e.score for e in ours.exercises if e.id != "ar_fit_interpretation"
+            }, student
             total = sum(nbgrader_scores.values())
-            assert total == {"alice": auto_max, "bob": 0, "carol": auto_max - 2 - 1}[student], (student, nbgrader_scores)
+            assert total == {"alice": auto_max, "bob": 0, "carol": auto_max - 2 - 1}[student], (
+                student,
+                nbgrader_scores,
+            )

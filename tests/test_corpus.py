@@ -1,13 +1,12 @@
 """The corpora (tests/corpus/): hostile submissions gain nothing and harm nothing, plausible wrong
 solutions lose exactly the points they should, odd notebook structures get their expected result,
 and the whole batch is deterministic. One batch grades everything together, as a TA's would."""
+
 import csv
 import hashlib
 import json
 import os
 import secrets
-import socket
-import threading
 import time
 from pathlib import Path
 
@@ -17,11 +16,11 @@ from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.identity import file_stem
 from grader.batch.run import BatchConfig, run_batch
 from grader.jail.limits import Limits
-from grader.sandbox.client import SANDBOX_UID
 
 from .corpus import recorded
+from .corpus.build import MARKERS, build_corpus, generated_degenerate, load, validate_entries
 from .corpus.cpuload import CpuLoad
-from .corpus.build import MARKERS, PORT, build_corpus, generated_degenerate, load, validate_entries
+from .corpus.watch import Listener, ResourceWatch, sandbox_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 # Wall-clock backstops well above what a memory bomb's page faults can take on a loaded machine (its system
@@ -30,7 +29,6 @@ LIMITS = Limits(cell_cpu_s=2, cell_timeout_s=10, submission_timeout_s=120)
 FULL = {e.id: e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual"}
 AUTO_MAX = sum(FULL.values())
 BATCH_BOUND_S = 600
-SANDBOX_UIDS = range(SANDBOX_UID, SANDBOX_UID + 6000)  # one per worker slot when grading as root
 # A token in the grading process's environment, as a TA's LMS token would be: no output may show it.
 SECRET_NAME, SECRET = "SEQGRADE_CORPUS_SECRET_TOKEN", f"corpus-secret-{secrets.token_hex(8)}"
 # Only these corpus entries are graded when set (comma-separated patterns of student ids): for runs
@@ -42,124 +40,18 @@ def _tree_digest(root: Path) -> dict:
     digest = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if path.is_file() and not {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "demo-out", ".ablations"} & set(rel.parts):
+        if path.is_file() and not {
+            ".venv",
+            ".git",
+            "__pycache__",
+            ".pytest_cache",
+            ".hypothesis",
+            ".ruff_cache",
+            "demo-out",
+            ".ablations",
+        } & set(rel.parts):
             digest[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return digest
-
-
-def _sandbox_processes() -> list[str]:
-    """Sandboxes and zygotes still alive, except the idle zygotes this test process keeps on purpose
-    (session fixtures and in-process batch graders are its direct children)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            uid = os.stat(f"/proc/{pid}").st_uid
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, IndexError):
-            continue
-        if uid in SANDBOX_UIDS or (b"grader.jail.zygote" in cmd and ppid != os.getpid()):
-            command = cmd[:80].replace(b"\0", b" ").decode(errors="replace")
-            found.append(f"{pid} (uid {uid}, parent {ppid}: {command})")  # what it was, if one is left
-    return found
-
-
-class ResourceWatch:
-    """Samples the sandbox users' processes (SANDBOX_UIDS)
-    while the batch runs: the most tasks one user held at once, and the most private memory held by one
-    process and by one user's processes together.
-
-    Tasks come from /proc/PID/status, which is cheap even under a fork bomb; private memory needs
-    smaps_rollup (a walk of the page tables), so it is read for the largest processes only. The watch
-    runs at real-time priority where it may: a fork bomb's thousands of runnable processes would
-    otherwise starve it until the bomb is over."""
-
-    LARGEST = 16
-
-    def __init__(self, period_s: float = 0.05):
-        self.period_s, self.stop = period_s, False
-        self.tasks, self.process_mb, self.user_mb, self.samples_with_sandboxes = 0, 0.0, 0.0, 0
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    @staticmethod
-    def _private_mb(pid: str) -> float:
-        kb = 0
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith(("Private_Clean:", "Private_Dirty:")):
-                    kb += int(line.split()[1])
-        return kb / 1024
-
-    def _sample(self) -> None:
-        tasks, anon = {}, []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                if os.stat(f"/proc/{pid}").st_uid not in SANDBOX_UIDS:
-                    continue
-                with open(f"/proc/{pid}/status") as f:
-                    fields = dict(line.split(":", 1) for line in f if ":" in line)
-                uid = int(fields["Uid"].split()[0])
-                if uid in SANDBOX_UIDS:
-                    tasks[uid] = tasks.get(uid, 0) + int(fields["Threads"])
-                    anon.append((int(fields.get("RssAnon", "0 kB").split()[0]), pid, uid))
-            except (OSError, KeyError, ValueError):
-                continue
-        if not tasks:
-            return
-        self.samples_with_sandboxes += 1
-        self.tasks = max(self.tasks, *tasks.values())
-        memory = {}
-        for _, pid, uid in sorted(anon, reverse=True)[:self.LARGEST]:
-            try:
-                private = self._private_mb(pid)
-            except OSError:
-                continue
-            memory[uid] = memory.get(uid, 0.0) + private
-            self.process_mb = max(self.process_mb, private)
-        self.user_mb = max(self.user_mb, *memory.values(), 0.0)
-
-    def _run(self):
-        try:
-            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))  # 0: this thread
-        except OSError:
-            try:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), -20)
-            except OSError:
-                pass
-        while not self.stop:
-            self._sample()
-            time.sleep(self.period_s)
-
-    def close(self):
-        self.stop = True
-        self.thread.join()
-
-
-class Listener:
-    """A loopback server that records every connection it accepts."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", PORT))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.connections, self.stop = [], False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop:
-            try:
-                self.connections.append(self.sock.accept()[1])
-            except OSError:
-                pass
-
-    def close(self):
-        self.stop = True
-        self.thread.join()
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")
@@ -175,19 +67,36 @@ def corpus(released, tmp_path_factory):
     os.environ[SECRET_NAME] = SECRET  # the batch's worker processes inherit it
     start = time.monotonic()
     try:
-        report = run_batch(BatchConfig(str(root / "submissions"), "sequence_models", str(out), workers=2, limits=LIMITS))
+        report = run_batch(
+            BatchConfig(str(root / "submissions"), "sequence_models", str(out), workers=2, limits=LIMITS)
+        )
     finally:
         del os.environ[SECRET_NAME]
         listener.close()
         watch.close()
     elapsed = time.monotonic() - start
     deadline = time.monotonic() + 15  # worker zygotes exit when their worker's control socket closes
-    while _sandbox_processes() and time.monotonic() < deadline:
+    while sandbox_processes() and time.monotonic() < deadline:
         time.sleep(0.2)
-    results = {s: json.loads(path.read_text()) if (path := out / "results" / f"{file_stem(s)}.json").exists() else None for s in entries}
-    return {"entries": entries, "results": results, "report": report, "elapsed": elapsed, "out": out, "root": root,
-            "before": before, "after": _tree_digest(ROOT), "listener": listener.connections, "etc_profile": etc_profile,
-            "left": _sandbox_processes(), "watch": watch, "markers": [str(m) for m in MARKERS if m.exists()]}
+    results = {
+        s: json.loads(path.read_text()) if (path := out / "results" / f"{file_stem(s)}.json").exists() else None
+        for s in entries
+    }
+    return {
+        "entries": entries,
+        "results": results,
+        "report": report,
+        "elapsed": elapsed,
+        "out": out,
+        "root": root,
+        "before": before,
+        "after": _tree_digest(ROOT),
+        "listener": listener.connections,
+        "etc_profile": etc_profile,
+        "left": sandbox_processes(),
+        "watch": watch,
+        "markers": [str(m) for m in MARKERS if m.exists()],
+    }
 
 
 def _entry(corpus, student: str):
@@ -237,8 +146,11 @@ def test_batch_finishes_within_its_bound_and_leaves_nothing_behind(corpus):
 
 
 def test_no_output_shows_the_grading_machines_secrets(corpus):
-    leaked = [str(p.relative_to(corpus["out"])) for p in sorted(corpus["out"].rglob("*"))
-              if p.is_file() and SECRET.encode() in p.read_bytes()]
+    leaked = [
+        str(p.relative_to(corpus["out"]))
+        for p in sorted(corpus["out"].rglob("*"))
+        if p.is_file() and SECRET.encode() in p.read_bytes()
+    ]
     assert leaked == []
 
 
@@ -323,11 +235,17 @@ def test_degenerate_code_earns_nothing(corpus, name):
     answers around them keep theirs."""
     entry = _entry(corpus, f"degenerate-{name}")
     result = _result(corpus, f"degenerate-{name}")
-    earned = {(e["id"], c["name"]): c["points"] for e in result["exercises"] if e["id"] in entry.data["REPLACE"]
-              for c in e["checks"] if c["points"]}
+    earned = {
+        (e["id"], c["name"]): c["points"]
+        for e in result["exercises"]
+        if e["id"] in entry.data["REPLACE"]
+        for c in e["checks"]
+        if c["points"]
+    }
     assert earned == {}
-    assert {ex: pts for ex, pts in scores(result).items() if ex not in entry.data["REPLACE"]} == \
-        {ex: pts for ex, pts in FULL.items() if ex not in entry.data["REPLACE"]}
+    assert {ex: pts for ex, pts in scores(result).items() if ex not in entry.data["REPLACE"]} == {
+        ex: pts for ex, pts in FULL.items() if ex not in entry.data["REPLACE"]
+    }
 
 
 @pytest.mark.parametrize("name", [e.name for e in load("alternative")])
@@ -363,7 +281,9 @@ def _load_sample(entries: dict) -> list[str]:
     """The entries graded again under load: every one whose grade a timeout, a limit or the protocol decides
     (hostile, forgery, degenerate, alternative), one honest copy, and every third wrong and structure entry."""
     always = sorted(s for s, e in entries.items() if e.kind in ("hostile", "forgery", "degenerate", "alternative"))
-    thirds = [s for kind in ("wrong", "structure") for s in sorted(s for s, e in entries.items() if e.kind == kind)[::3]]
+    thirds = [
+        s for kind in ("wrong", "structure") for s in sorted(s for s, e in entries.items() if e.kind == kind)[::3]
+    ]
     return always + [s for s in ("honest-0",) if s in entries] + thirds
 
 

@@ -1,5 +1,6 @@
 """The instructor's commands on the course: `release --all`, `sync-points` and `new-exercise`'s refusals (the
 authoring guide's test runs new-exercise and sync-points on a worked example end to end)."""
+
 import shutil
 
 import nbformat
@@ -9,6 +10,7 @@ from grader.assignments.registry import ASSIGNMENTS
 from grader.cli import main
 from grader.course.release import ASSIGNMENTS_ROOT
 from grader.course.scaffold import ScaffoldError, add_exercise_cells, sync_points
+from grader.notebook import grade_id
 
 
 def test_release_all_writes_both_versions_of_every_assignment_in_folders_apart(tmp_path, capsys):
@@ -21,13 +23,16 @@ def test_release_all_writes_both_versions_of_every_assignment_in_folders_apart(t
     assert capsys.readouterr().out.count("student version in") == len(ASSIGNMENTS)
 
 
-@pytest.mark.parametrize("args, said", [
-    (["--all", "--out", "r"], "give --solutions-out DIR"),
-    (["--all", "--out", "r", "--solutions-out", "r/solutions"], "need folders apart"),
-    (["--all", "rnn_lm", "--out", "r", "--solutions-out", "s"], "give no ASSIGNMENT"),
-    (["--out", "r"], "name an ASSIGNMENT"),
-    (["rnn_lm", "--out", "r", "--solutions-out", "s"], "--solutions-out goes with --all"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--all", "--out", "r"], "give --solutions-out DIR"),
+        (["--all", "--out", "r", "--solutions-out", "r/solutions"], "need folders apart"),
+        (["--all", "rnn_lm", "--out", "r", "--solutions-out", "s"], "give no ASSIGNMENT"),
+        (["--out", "r"], "name an ASSIGNMENT"),
+        (["rnn_lm", "--out", "r", "--solutions-out", "s"], "--solutions-out goes with --all"),
+    ],
+)
 def test_release_refuses_what_would_mix_or_lose_versions(args, said, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["release", *args]) == 2
@@ -46,7 +51,7 @@ def test_sync_points_restates_every_point_from_the_declaration(tmp_path):
     assert not sync_points("rnn_lm", write=False, root=root).changed  # the course as it is agrees
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         if gid == "test_lstm_cell":
             cell.metadata.nbgrader["points"] = 4.0
             cell.source = cell.source.replace("(6 points)", "(4 points)")
@@ -78,18 +83,25 @@ def test_release_refuses_new_exercises_placeholders_unless_forced(tmp_path, caps
     QUESTION_PLACEHOLDER = "**Question.** Ask it here"
     root, path = _course(tmp_path)
     nb = nbformat.read(path, as_version=4)
-    cell = next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "lstm_cell")
+    cell = next(c for c in nb.cells if grade_id(c) == "lstm_cell")
     first, _, rest = cell.source.partition('"""')  # the docstring's own text, as new-exercise writes it
     cell.source = f'{first}"""{DOCSTRING_PLACEHOLDER}"""{rest.partition(chr(34) * 3)[2]}'
-    nb.cells.insert(3, nbformat.v4.new_markdown_cell(f"{QUESTION_PLACEHOLDER}, and say what type `X` must have.", id="md-x"))
+    nb.cells.insert(
+        3, nbformat.v4.new_markdown_cell(f"{QUESTION_PLACEHOLDER}, and say what type `X` must have.", id="md-x")
+    )
     nbformat.write(nb, path)
     monkeypatch.setattr(release_module, "ASSIGNMENTS_ROOT", root)
-    for args in (["rnn_lm", "--out", str(tmp_path / "r")], ["--all", "--out", str(tmp_path / "r"), "--solutions-out", str(tmp_path / "s")]):
+    for args in (
+        ["rnn_lm", "--out", str(tmp_path / "r")],
+        ["--all", "--out", str(tmp_path / "r"), "--solutions-out", str(tmp_path / "s")],
+    ):
         assert main(["release", *args]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "placeholder text seqgrade new-exercise wrote" in err and "--force" in err
         assert args[0] != "rnn_lm" or f"cell lstm_cell: {DOCSTRING_PLACEHOLDER!r}" in err and "cell md-x" in err
-        assert not (tmp_path / "r").exists() and not (tmp_path / "s").exists()  # --all: checked before anything is written
+        assert (
+            not (tmp_path / "r").exists() and not (tmp_path / "s").exists()
+        )  # --all: checked before anything is written
     assert main(["release", "rnn_lm", "--out", str(tmp_path / "r"), "--force"]) == 0
     out = capsys.readouterr().out
     assert "warning: rnn_lm.ipynb, cell lstm_cell still holds the placeholder" in out and "cell md-x" in out

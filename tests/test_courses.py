@@ -2,6 +2,7 @@
 more depth): its source notebook agrees with the registry, its release leaks nothing, nbgrader's own
 autograde gives the solution full marks and the release nothing, and its corpus (tests/corpus/courses/)
 is graded through the sandbox, as a TA's batch would be, exactly as each entry declares."""
+
 import json
 import os
 import re
@@ -16,16 +17,15 @@ import pytest
 from grader.assignments.registry import ASSIGNMENTS
 from grader.batch.run import BatchConfig, run_batch
 from grader.course.release import ASSIGNMENTS_ROOT, release
+from grader.notebook import grade_id as _grade_id
+from grader.notebook import is_grade
+from grader.notebook import points as cell_points
 
 from .corpus import recorded
 from .corpus.courses import KINDS, all_entries, assignments_with_corpus, build, entries, expected_problems
 
 COURSES = [a for a in ASSIGNMENTS if a != "sequence_models"]
 CORPUS = [(a, f"{kind}-{e.name}") for a in assignments_with_corpus() for kind in KINDS for e in entries(a, kind)]
-
-
-def _grade_id(cell):
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
 def _source(assignment):
@@ -35,8 +35,13 @@ def _source(assignment):
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory):
     root = tmp_path_factory.mktemp("courses")
-    return {a: (release(a, root / "student") / ASSIGNMENTS[a].notebook,
-                release(a, root / "solution", solutions=True) / ASSIGNMENTS[a].notebook) for a in COURSES}
+    return {
+        a: (
+            release(a, root / "student") / ASSIGNMENTS[a].notebook,
+            release(a, root / "solution", solutions=True) / ASSIGNMENTS[a].notebook,
+        )
+        for a in COURSES
+    }
 
 
 def test_every_assignment_has_a_corpus_and_is_listed_in_course_order():
@@ -49,7 +54,7 @@ def test_notebook_cells_match_the_registry(assignment):
     """Points, grade ids, hidden-test calls and metadata agree with the assignment's declaration."""
     spec, nb = ASSIGNMENTS[assignment], _source(assignment)
     assert nb.metadata["seqgrade"]["assignment"] == assignment
-    grade_cells = {_grade_id(c): c.metadata.nbgrader["points"] for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    grade_cells = {_grade_id(c): cell_points(c) for c in nb.cells if is_grade(c)}
     # Self-check cells are grade cells worth 0 points, so `nbgrader validate` reports one that fails.
     assert all(points == 0 for gid, points in grade_cells.items() if gid.startswith("selfcheck_"))
     graded = {gid: points for gid, points in grade_cells.items() if not gid.startswith("selfcheck_")}
@@ -61,7 +66,9 @@ def test_notebook_cells_match_the_registry(assignment):
         test = next(c for c in nb.cells if _grade_id(c) == f"test_{e.id}")
         assert f'score("{e.id}", globals(), "{assignment}")' in test.source and "BEGIN HIDDEN TESTS" in test.source
         solution = next(c for c in nb.cells if _grade_id(c) == e.id)
-        defined = {a or b or c for a, b, c in re.findall(r"^(?:def (\w+)|class (\w+)|(\w+) =)", solution.source, re.MULTILINE)}
+        defined = {
+            a or b or c for a, b, c in re.findall(r"^(?:def (\w+)|class (\w+)|(\w+) =)", solution.source, re.MULTILINE)
+        }
         assert e.id in defined and "### BEGIN SOLUTION" in solution.source, e.id
         if e.kind in ("function", "class"):
             assert any(_grade_id(c) == f"selfcheck_{e.id}" for c in nb.cells), f"{e.id} has no self-check cell"
@@ -118,10 +125,16 @@ def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothin
     solution's self-checks pass, each printing one line, and it earns every automatic point; the release's
     self-check cells fail with NotImplementedError ("not implemented yet"), and it earns nothing."""
     course = tmp_path / "course"
-    shutil.copytree(ASSIGNMENTS_ROOT, course, ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"))
+    shutil.copytree(
+        ASSIGNMENTS_ROOT,
+        course,
+        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"),
+    )
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
     nbgrader = [sys.executable, "-m", "nbgrader"]
-    subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env, check=True, capture_output=True
+    )
     released = course / "release" / assignment
     notebook = ASSIGNMENTS[assignment].notebook
     solution = release(assignment, tmp_path / "solution", solutions=True) / notebook
@@ -168,8 +181,10 @@ def corpus(releases, tmp_path_factory):
             made = build(assignment, releases[assignment][1], root / "submissions")
             shutil.copy(releases[assignment][1], root / "submissions" / "honest.ipynb")
             run_batch(BatchConfig(str(root / "submissions"), assignment, str(root / "out"), workers=2))
-            results = {s: json.loads(p.read_text()) if (p := root / "out" / "results" / f"{s}.json").exists() else None
-                       for s in [*made, "honest"]}
+            results = {
+                s: json.loads(p.read_text()) if (p := root / "out" / "results" / f"{s}.json").exists() else None
+                for s in [*made, "honest"]
+            }
             self[assignment] = (made, results, root)
             return self[assignment]
 
@@ -253,8 +268,14 @@ def test_nbgrader_validate_reports_a_failing_self_check(tmp_path):
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
     said = {}
     for name in ("wrong.ipynb", notebook.name):
-        proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", name], cwd=folder, env=env,
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "validate", name],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         said[name] = proc.stdout + proc.stderr
     assert "VALIDATION FAILED" in said["wrong.ipynb"] and "# Self-check: seq2col" in said["wrong.ipynb"]
     assert "Success! Your notebook passes all the tests." in said[notebook.name], said[notebook.name][-2000:]

@@ -9,6 +9,7 @@ each replacing a cell the notebook has; and every self-check passes on the decla
 is the reference's oracle test too). The tests at the end show each rule failing on a declaration that lacks
 the item.
 """
+
 from __future__ import annotations
 
 import ast
@@ -30,12 +31,9 @@ from grader.checking.exercise import Assignment, Exercise
 from grader.checking.standins import for_exercise
 from grader.course.release import release
 from grader.course.samples import SampleCells, sample_cells
+from grader.notebook import grade_id as _grade_id
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _grade_id(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
 
 
 @functools.cache
@@ -161,9 +159,11 @@ def test_every_self_check_passes_on_the_declared_reference(assignment):
 
 # --- each rule fails on a declaration that lacks its item -----------------------------------------------------
 
+
 def _without(assignment: Assignment, exercise_id: str, **changes) -> Assignment:
-    return replace(assignment, exercises=tuple(replace(e, **changes) if e.id == exercise_id else e
-                                               for e in assignment.exercises))
+    return replace(
+        assignment, exercises=tuple(replace(e, **changes) if e.id == exercise_id else e for e in assignment.exercises)
+    )
 
 
 def _problems(assignment: Assignment) -> list[str]:
@@ -182,8 +182,10 @@ def test_a_reference_whose_parameters_are_not_the_stubs_is_caught():
         raise AssertionError("never called")
 
     found = _problems(_without(get_assignment("lm_modules"), "sample_next", reference=sample_next))
-    assert found == ["lm_modules.sample_next: the notebook's stub takes {'': ('logits', 'temperature', 'generator')}, "
-                     "the reference {'': ('logits', 'temperature', 'rng')}"]
+    assert found == [
+        "lm_modules.sample_next: the notebook's stub takes {'': ('logits', 'temperature', 'generator')}, "
+        "the reference {'': ('logits', 'temperature', 'rng')}"
+    ]
 
 
 def test_a_class_whose_forward_is_not_the_stubs_is_caught():
@@ -215,7 +217,8 @@ def test_missing_or_stray_sample_cells_are_caught():
     stray = replace(samples, wrong={**samples.wrong, "flash_attention": "def flash_attention(): pass"})
     assert problems(assignment, cells, stray) == [
         "attention: the wrong sample cell 'flash_attention' replaces no cell of the notebook",
-        "attention: the wrong sample cell 'flash_attention' is no declared exercise"]
+        "attention: the wrong sample cell 'flash_attention' is no declared exercise",
+    ]
 
 
 def test_a_reference_its_self_check_refutes_is_caught():

@@ -4,6 +4,7 @@ Commands are the lines of ```sh blocks. They run in order, per file, with bash, 
 workspace that has this repository's `.venv`, `Makefile` and sources linked in, a real `demo-out/`
 made by the demo (what `make demo` runs after installing), and sample submissions.
 """
+
 import os
 import re
 import shutil
@@ -34,10 +35,25 @@ def commands(path: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory, released):
     ws = tmp_path_factory.mktemp("docs-workspace")
-    for name in (".venv", "Makefile", "pyproject.toml", "constraints.txt", "assignments", "grader", "reference", "docs", "benchmarks"):
+    for name in (
+        ".venv",
+        "Makefile",
+        "pyproject.toml",
+        "constraints.txt",
+        "assignments",
+        "grader",
+        "reference",
+        "docs",
+        "benchmarks",
+    ):
         os.symlink(ROOT / name, ws / name)
-    result = subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "demo", "--out", "demo-out"], cwd=ws,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "seqgrade"), "demo", "--out", "demo-out"],
+        cwd=ws,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     for assignment in ("sequence_models", "attention", "recursive_attention", "rnn_lm"):
         assert (ws / "demo-out" / assignment / "graded" / "grades.csv").is_file(), assignment
@@ -57,24 +73,35 @@ def test_every_command_in_the_docs_succeeds(workspace, doc, stop_servers):
             continue
         if command == "make screenshots" and not (shutil.which("chromium") or shutil.which("chromium-browser")):
             continue
-        result = subprocess.run(["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600,
-                                env=_env(workspace))
-        assert result.returncode == 0, f"{doc.name}: `{command}` failed:\n{result.stdout[-1500:]}\n{result.stderr[-1500:]}"
+        result = subprocess.run(
+            ["bash", "-c", command], cwd=workspace, capture_output=True, text=True, timeout=600, env=_env(workspace)
+        )
+        assert result.returncode == 0, (
+            f"{doc.name}: `{command}` failed:\n{result.stdout[-1500:]}\n{result.stderr[-1500:]}"
+        )
 
 
 @pytest.fixture
 def stop_servers(workspace):
     """A grading server a doc starts (`seqgrade serve --detach`) is stopped even when its doc fails midway."""
     yield
-    subprocess.run([str(ROOT / ".venv" / "bin" / "seqgrade"), "serve", "--stop"], cwd=workspace, env=_env(workspace),
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "seqgrade"), "serve", "--stop"],
+        cwd=workspace,
+        env=_env(workspace),
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def _env(workspace: Path) -> dict:
     (workspace / "shots").mkdir(exist_ok=True)
-    return {**os.environ, "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
-            "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "sequence_models" / "graded"),
-            "SEQGRADE_SERVER": str(workspace / "server" / "grade.sock")}
+    return {
+        **os.environ,
+        "SCREENSHOT_DIR": str(workspace / "shots"),  # never rewrite the committed pictures
+        "SEQGRADE_DEMO_GRADED": str(workspace / "demo-out" / "sequence_models" / "graded"),
+        "SEQGRADE_SERVER": str(workspace / "server" / "grade.sock"),
+    }
 
 
 def test_the_per_cell_limit_is_the_one_the_code_uses():

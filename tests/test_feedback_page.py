@@ -1,5 +1,6 @@
 """The feedback page and the failure text a student reads: property sentences, staff marks, pending
 points, named arguments and a snippet that rebuilds the exact arguments of the failing call."""
+
 from __future__ import annotations
 
 import json
@@ -21,17 +22,37 @@ def _result() -> NotebookResult:
     windows, shapes = seq2col.checks[1], seq2col.checks[0]
     checks = (
         CheckResult(shapes.name, "passed", 0.5, 0.5),
-        CheckResult(windows.name, "failed", 0.0, 1.5, message=f"for seq2col(seq, filter_size): wrong <b>\n"
-                    f"{SNIPPET_HEADING}\nseq = [1, 2]\nseq2col(seq, filter_size)", kind="values",
-                    staff=StaffMark("override", 1.0, reason="the windows are right, y is off by one", by="TA Kim")),
+        CheckResult(
+            windows.name,
+            "failed",
+            0.0,
+            1.5,
+            message=f"for seq2col(seq, filter_size): wrong <b>\n"
+            f"{SNIPPET_HEADING}\nseq = [1, 2]\nseq2col(seq, filter_size)",
+            kind="values",
+            staff=StaffMark("override", 1.0, reason="the windows are right, y is off by one", by="TA Kim"),
+        ),
     )
-    return NotebookResult("sequence_models", "nb.ipynb", "graded", max_score=7.0, exercises=get_assignment(
-        "sequence_models").described((
-        ExerciseResult("seq2col", checks, 2.0),
-        ExerciseResult("ar_fit_interpretation", (CheckResult("manual_review", "manual", 0, 2.0),), 2.0, manual=True),
-        ExerciseResult("other", (CheckResult("manual_review", "manual", 0, 3.0,
-                                             staff=StaffMark("manual", 2.5, reason="clear")),), 3.0, manual=True),
-    )))
+    return NotebookResult(
+        "sequence_models",
+        "nb.ipynb",
+        "graded",
+        max_score=7.0,
+        exercises=get_assignment("sequence_models").described(
+            (
+                ExerciseResult("seq2col", checks, 2.0),
+                ExerciseResult(
+                    "ar_fit_interpretation", (CheckResult("manual_review", "manual", 0, 2.0),), 2.0, manual=True
+                ),
+                ExerciseResult(
+                    "other",
+                    (CheckResult("manual_review", "manual", 0, 3.0, staff=StaffMark("manual", 2.5, reason="clear")),),
+                    3.0,
+                    manual=True,
+                ),
+            )
+        ),
+    )
 
 
 def test_page_shows_properties_staff_marks_and_pending_points():
@@ -56,10 +77,12 @@ def test_a_page_is_rendered_from_the_result_alone_without_torch_or_the_checks(tm
     the checks, and the page still says what each check checks."""
     stored = tmp_path / "result.json"
     stored.write_text(json.dumps(_result().to_dict()))
-    code = ("import json, sys; from grader.results import NotebookResult; from grader.report.html import render; "
-            f"page = render(NotebookResult.from_dict(json.loads(open({str(stored)!r}).read()))); "
-            "print(json.dumps([page, sorted(m for m in sys.modules if m == 'torch' or m.startswith("
-            "('grader.checking', 'grader.assignments')))]))")
+    code = (
+        "import json, sys; from grader.results import NotebookResult; from grader.report.html import render; "
+        f"page = render(NotebookResult.from_dict(json.loads(open({str(stored)!r}).read()))); "
+        "print(json.dumps([page, sorted(m for m in sys.modules if m == 'torch' or m.startswith("
+        "('grader.checking', 'grader.assignments')))]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
     page, imported = json.loads(out)
     assert imported == []
@@ -102,10 +125,12 @@ def test_failure_names_each_argument_and_a_passing_check_builds_no_text():
     def check_fails(student):
         x = torch.arange(6.0).reshape(2, 3)
         from grader.checking.base import CheckFailed
+
         raise CheckFailed(f"for {format_call('recurrent_unit', (x, x[:, :1], 2, 'a'))}: wrong")
 
     def check_passes(student):
         from grader.checking.base import Lazy
+
         Lazy(lambda: built.append(format_call("recurrent_unit", ())))
 
     with naming(get_assignment("sequence_models").argument_names):  # as the judge names the calls it makes
@@ -135,4 +160,6 @@ def test_page_names_the_notebook_flags():
     plain = render(_result())
     flagged = render(replace(_result(), flags=("release_identical", "late")))
     assert "unmodified release detected" not in plain and "late (the LMS" not in plain
-    assert "Note: unmodified release detected" in flagged and "Note: late (the LMS marked the submission late)." in flagged
+    assert (
+        "Note: unmodified release detected" in flagged and "Note: late (the LMS marked the submission late)." in flagged
+    )

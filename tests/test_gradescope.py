@@ -4,6 +4,7 @@ run_autograder runs from the unpacked zip, with this environment's Python found 
 one setup.sh would install (setup.sh itself needs the network and is not run here). Scores are compared
 with what `seqgrade grade` (the same Grader, default limits) gives the same notebook.
 """
+
 import json
 import os
 import shutil
@@ -65,7 +66,9 @@ def _unpack(zip_path: Path, root: Path) -> None:
             target.chmod((info.external_attr >> 16) & 0o777)
 
 
-def _run(zip_path: Path | None, root: Path, submission: dict[str, bytes], **env) -> tuple[dict, subprocess.CompletedProcess]:
+def _run(
+    zip_path: Path | None, root: Path, submission: dict[str, bytes], **env
+) -> tuple[dict, subprocess.CompletedProcess]:
     if zip_path is not None:  # None: already unpacked
         _unpack(zip_path, root)
     (root / "submission").mkdir(parents=True)
@@ -73,8 +76,9 @@ def _run(zip_path: Path | None, root: Path, submission: dict[str, bytes], **env)
         (root / "submission" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "submission" / name).write_bytes(data)
     run_env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "SEQGRADE_AUTOGRADER_ROOT": str(root), **env}
-    proc = subprocess.run([str(root / "source" / "run_autograder")], cwd=root, env=run_env, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [str(root / "source" / "run_autograder")], cwd=root, env=run_env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads((root / "results" / "results.json").read_text()), proc
 
@@ -95,17 +99,25 @@ def test_zip_layout(autograder_zip, tmp_path):
         setup = zf.read("setup.sh").decode()
         requirements = zf.read("requirements.txt").decode()
     assert {"setup.sh", "run_autograder", "seqgrade.json", "constraints.txt", "requirements.txt"} <= names
-    assert {"seqgrade/grader/cli.py", "seqgrade/grader/gradescope/container.py", "seqgrade/reference/__init__.py"} <= names
-    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "assignments/"))]
+    assert {
+        "seqgrade/grader/cli/__init__.py",
+        "seqgrade/grader/gradescope/container.py",
+        "seqgrade/reference/__init__.py",
+    } <= names
+    assert not [
+        n for n in names if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "assignments/"))
+    ]
     assert modes["setup.sh"] == modes["run_autograder"] == 0o755
     assert config.assignment == ASSIGNMENT and config.visibility == "visible"
     # torch's CPU build, from its own index, before anything else; never a bare `pip install torch`.
     assert "--index-url https://download.pytorch.org/whl/cpu" in setup and "torch==" in setup
     assert "torch" not in requirements.split() and "numpy" in requirements
-    assert "-c \"$HERE/constraints.txt\"" in setup
+    assert '-c "$HERE/constraints.txt"' in setup
     _unpack(autograder_zip, tmp_path / "unpacked")
     for script in ("setup.sh", "run_autograder"):  # both parse as bash (setup.sh needs the network to run)
-        check = subprocess.run(["bash", "-n", str(tmp_path / "unpacked" / "source" / script)], capture_output=True, text=True)
+        check = subprocess.run(
+            ["bash", "-n", str(tmp_path / "unpacked" / "source" / script)], capture_output=True, text=True
+        )
         assert check.returncode == 0, check.stderr
     # The same checkout gives the same bytes.
     again = build_autograder(ASSIGNMENT, tmp_path / "again.zip")
@@ -124,10 +136,17 @@ def test_run_autograder_scores_like_seqgrade_grade(autograder_zip, notebooks, ex
     auto = [(e, c) for e in result.exercises for c in e.checks if c.status != "manual"]
     graded_tests = [t for t in data["tests"] if t["max_score"] > 0]
     assert [t["score"] for t in graded_tests] == [c.points for _, c in auto]
-    assert [t["output"] for t in graded_tests if t["status"] == "failed"] == [c.message for _, c in auto if c.points < c.max_points]
+    assert [t["output"] for t in graded_tests if t["status"] == "failed"] == [
+        c.message for _, c in auto if c.points < c.max_points
+    ]
     # Each test is named by its exercise and the check's property sentence from the registry.
-    sentences = {(e.id, c.name): chk.property for e in result.exercises for c in e.checks
-                 for chk in (assignment.exercise(e.id).checks) if chk.name == c.name}
+    sentences = {
+        (e.id, c.name): chk.property
+        for e in result.exercises
+        for c in e.checks
+        for chk in (assignment.exercise(e.id).checks)
+        if chk.name == c.name
+    }
     assert [t["name"] for t in graded_tests] == [f"{e.id}: {sentences[e.id, c.name]}" for e, c in auto]
     manual = [t for t in data["tests"] if t["max_score"] == 0]
     assert len(manual) == sum(1 for e in assignment.exercises if e.kind == "manual")
@@ -142,11 +161,14 @@ def test_run_autograder_scores_like_seqgrade_grade(autograder_zip, notebooks, ex
         assert data["score"] == 0 and result.status == "invalid" and result.reason in data["output"]
 
 
-@pytest.mark.parametrize("files, said", [
-    ({"answers.pdf": b"%PDF-1.4\n"}, "holds no Jupyter notebook"),
-    ({"a.ipynb": b"{}", "b/c.ipynb": b"{}"}, "holds 2 notebooks"),
-    ({}, "holds no Jupyter notebook"),
-])
+@pytest.mark.parametrize(
+    "files, said",
+    [
+        ({"answers.pdf": b"%PDF-1.4\n"}, "holds no Jupyter notebook"),
+        ({"a.ipynb": b"{}", "b/c.ipynb": b"{}"}, "holds 2 notebooks"),
+        ({}, "holds no Jupyter notebook"),
+    ],
+)
 def test_no_single_notebook_gives_score_zero_with_the_reason(autograder_zip, tmp_path, files, said):
     data, _ = _run(autograder_zip, tmp_path / "autograder", files)
     _assert_shape(data)
@@ -171,8 +193,12 @@ def test_an_unknown_isolation_level_is_refused():
 
 
 def test_a_python_that_cannot_start_still_writes_results(autograder_zip, notebooks, tmp_path):
-    data, _ = _run(autograder_zip, tmp_path / "autograder", {"x.ipynb": notebooks["correct"].read_bytes()},
-                   SEQGRADE_PYTHON=shutil.which("false"))
+    data, _ = _run(
+        autograder_zip,
+        tmp_path / "autograder",
+        {"x.ipynb": notebooks["correct"].read_bytes()},
+        SEQGRADE_PYTHON=shutil.which("false"),
+    )
     _assert_shape(data)
     assert data["score"] == 0 and "could not start" in data["output"]
 
@@ -187,8 +213,9 @@ def _python_the_sandbox_uid_can_read(work: Path) -> str:
         pytest.skip(f"uid {SANDBOX_UID} cannot read {sys.base_prefix} and there is no {system} of the same version")
     subprocess.run([str(system), "-m", "venv", "--without-pip", str(work / "venv")], check=True, capture_output=True)
     python = work / "venv" / "bin" / "python"
-    found = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"], check=True,
-                           capture_output=True, text=True).stdout.strip()
+    found = subprocess.run(
+        [str(python), "-c", "import site; print(site.getsitepackages()[0])"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     packages = next(p for p in site.getsitepackages() if Path(p).is_dir())
     Path(found, "seqgrade-packages.pth").write_text(f"import site; site.addsitedir({packages!r})\n")
     return str(python)
@@ -206,7 +233,8 @@ def test_rlimits_as_root_like_gradescope(autograder_zip, notebooks, expected):
         marker.chmod(0o777)
         root = work / "autograder"
         nb = nbformat.read(notebooks["correct"], as_version=4)
-        nb.cells.append(nbformat.v4.new_code_cell(f"""
+        nb.cells.append(
+            nbformat.v4.new_code_cell(f"""
 import json as _json
 _seen = {{}}
 for _what, _path, _mode in (("read", {str(root / "source" / "seqgrade" / "reference" / "__init__.py")!r}, "r"),
@@ -219,9 +247,15 @@ for _what, _path, _mode in (("read", {str(root / "source" / "seqgrade" / "refere
         _seen[_what] = type(_exc).__name__
 with open({str(marker / "seen.json")!r}, "w") as _f:
     _json.dump(_seen, _f)
-"""))
-        data, proc = _run(autograder_zip, root, {"hw.ipynb": nbformat.writes(nb).encode()},
-                          SEQGRADE_ISOLATION="rlimits", SEQGRADE_PYTHON=_python_the_sandbox_uid_can_read(work))
+""")
+        )
+        data, proc = _run(
+            autograder_zip,
+            root,
+            {"hw.ipynb": nbformat.writes(nb).encode()},
+            SEQGRADE_ISOLATION="rlimits",
+            SEQGRADE_PYTHON=_python_the_sandbox_uid_can_read(work),
+        )
         _assert_shape(data)
         assert data["extra_data"]["seqgrade"]["isolation"] == "rlimits", proc.stdout[-2000:]
         assert data["score"] == expected["correct"].score, (data["output"], proc.stdout[-2000:])

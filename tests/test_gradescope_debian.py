@@ -8,6 +8,7 @@ the dependency ranges). This machine's CA bundle is given to pip (PIP_CERT), for
 passes a proxy with its own CA. Opt-in: it takes minutes and needs root, debootstrap, and Debian's and
 PyPI's registries.
 """
+
 import glob
 import json
 import os
@@ -30,7 +31,8 @@ MIRROR = os.environ.get("SEQGRADE_DEBIAN_MIRROR", "http://deb.debian.org/debian"
 pytestmark = pytest.mark.skipif(
     os.environ.get("SEQGRADE_DEBIAN_SETUP") != "1",
     reason="builds a Debian root with debootstrap and runs setup.sh in it (81 s here; needs root and "
-           "Debian's and PyPI's registries): set SEQGRADE_DEBIAN_SETUP=1")
+    "Debian's and PyPI's registries): set SEQGRADE_DEBIAN_SETUP=1",
+)
 
 
 def _torch_wheels() -> Path:
@@ -48,10 +50,13 @@ def test_setup_sh_on_a_clean_debian_then_run_autograder(tmp_path):
     if not shutil.which("debootstrap") or not shutil.which("unshare"):
         pytest.skip("needs debootstrap (apt-get install debootstrap) and unshare")
     wheels, root = _torch_wheels(), tmp_path / "debian"
-    made = subprocess.run(["debootstrap", "--variant=minbase", SUITE, str(root), MIRROR], capture_output=True,
-                          text=True, timeout=900)
+    made = subprocess.run(
+        ["debootstrap", "--variant=minbase", SUITE, str(root), MIRROR], capture_output=True, text=True, timeout=900
+    )
     if made.returncode != 0:
-        pytest.skip(f"debootstrap could not build a {SUITE} root from {MIRROR}: {made.stdout[-500:]}{made.stderr[-500:]}")
+        pytest.skip(
+            f"debootstrap could not build a {SUITE} root from {MIRROR}: {made.stdout[-500:]}{made.stderr[-500:]}"
+        )
     assert not (root / "usr" / "bin" / "python3").exists(), "minbase has no Python of its own"
     shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")
     ca = ""
@@ -60,10 +65,14 @@ def test_setup_sh_on_a_clean_debian_then_run_autograder(tmp_path):
         ca = " PIP_CERT=/etc/host-ca.crt"
     unpack(build_autograder(ASSIGNMENT, tmp_path / "autograder.zip"), root / "autograder" / "source")
     (root / "autograder" / "submission").mkdir(parents=True)
-    shutil.copy(release(ASSIGNMENT, tmp_path / "solution", solutions=True) / "rnn_lm.ipynb",
-                root / "autograder" / "submission" / "my notebook.ipynb")
+    shutil.copy(
+        release(ASSIGNMENT, tmp_path / "solution", solutions=True) / "rnn_lm.ipynb",
+        root / "autograder" / "submission" / "my notebook.ipynb",
+    )
     (root / "wheels").mkdir()
-    env = "/usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8" + ca
+    env = (
+        "/usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8" + ca
+    )
     script = f"""set -e
 mount -t proc proc {root}/proc
 mount --bind /dev {root}/dev
@@ -73,8 +82,12 @@ echo '--- run_autograder'
 chroot {root} {env} bash -c 'cd /autograder && /autograder/source/run_autograder'
 """
     # A private mount namespace: the mounts go away with it, whatever happens.
-    proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
-                          capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-5000:]
     assert "setup.sh: using the image's Python 3." in log and "uv fetches Python" not in log

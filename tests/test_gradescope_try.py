@@ -2,6 +2,7 @@
 /autograder tree and prints results.json; the optional rate limit re-shows the latest graded result; and
 setup.sh picks the image's Python when it is 3.10 or newer (a fake image: apt-get, python3 and pip are
 stand-in scripts that record how they are called)."""
+
 import json
 import os
 import stat
@@ -42,14 +43,22 @@ def test_try_runs_the_zips_run_autograder_and_prints_results_json(solution, caps
 
 def _previous(hours_ago: float, score: float, *, limited: bool = False) -> dict:
     seqgrade = {"rate_limited": True, "graded": False} if limited else {"graded": True}
-    return {"submission_time": (NOW - timedelta(hours=hours_ago)).isoformat(), "score": score,
-            "results": {"score": score, "output": f"{score:g} of 38 points.", "tests": [{"name": "t", "score": score}],
-                        "extra_data": {"seqgrade": seqgrade}}}
+    return {
+        "submission_time": (NOW - timedelta(hours=hours_ago)).isoformat(),
+        "score": score,
+        "results": {
+            "score": score,
+            "output": f"{score:g} of 38 points.",
+            "tests": [{"name": "t", "score": score}],
+            "extra_data": {"seqgrade": seqgrade},
+        },
+    }
 
 
 def _metadata(tmp_path, previous: list) -> None:
-    (tmp_path / "submission_metadata.json").write_text(json.dumps(
-        {"created_at": NOW.isoformat(), "previous_submissions": previous}))
+    (tmp_path / "submission_metadata.json").write_text(
+        json.dumps({"created_at": NOW.isoformat(), "previous_submissions": previous})
+    )
 
 
 def test_the_limit_re_shows_the_latest_graded_result_and_says_when_the_next_is_graded(tmp_path):
@@ -79,8 +88,10 @@ def test_the_limit_counts_graded_submissions_only(tmp_path):
     limit = RateLimit.parse("1/24h")
     pdf = not_graded(3, "no notebook (.ipynb) in the submission: report.pdf")
     failed = not_graded(2, "the autograder itself failed (OSError: disk full)")
-    legacy = {**not_graded(5, "no notebook"), "results": results_for_failure("Not graded: no notebook",
-                                                                          extra={"seqgrade_version": "0.2.0"})}
+    legacy = {
+        **not_graded(5, "no notebook"),
+        "results": results_for_failure("Not graded: no notebook", extra={"seqgrade_version": "0.2.0"}),
+    }
     unrun = {"submission_time": (NOW - timedelta(hours=1)).isoformat(), "score": 0, "results": None}
     _metadata(tmp_path, [pdf, failed, legacy, unrun])
     assert limited_results(tmp_path, limit) is None
@@ -107,7 +118,7 @@ def test_try_with_the_limit_reached_grades_nothing(solution, capsys, tmp_path):
 
 def _fake(bin_dir, name: str, body: str) -> None:
     path = bin_dir / name
-    path.write_text("#!/bin/bash\necho \"$(basename \"$0\") $*\" >> \"$CALLS\"\n" + body + "\n")
+    path.write_text('#!/bin/bash\necho "$(basename "$0") $*" >> "$CALLS"\n' + body + "\n")
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
@@ -117,18 +128,25 @@ def test_setup_sh_uses_the_images_python_from_3_10_and_fetches_one_before(minor,
     bin_dir, prefix, here = tmp_path / "bin", tmp_path / "opt", tmp_path / "source"
     bin_dir.mkdir()
     here.mkdir()
-    venv_python = ('mkdir -p "$3/bin"; printf \'#!/bin/bash\\necho "venv-python $*" >> "$CALLS"\\n\' > "$3/bin/python";'
-                   ' chmod +x "$3/bin/python"')
+    venv_python = (
+        'mkdir -p "$3/bin"; printf \'#!/bin/bash\\necho "venv-python $*" >> "$CALLS"\\n\' > "$3/bin/python";'
+        ' chmod +x "$3/bin/python"'
+    )
     _fake(bin_dir, "apt-get", "")
-    _fake(bin_dir, "python3", f'''case "$*" in
+    _fake(
+        bin_dir,
+        "python3",
+        f"""case "$*" in
   -c*) exit $(( {minor} < 10 ));;
   "-m venv"*) {venv_python};;
   *--target*) mkdir -p "$7/bin"; cp "$(dirname "$0")/uv" "$7/bin/uv";;
-esac''')
+esac""",
+    )
     _fake(bin_dir, "uv", f'if [ "$1" = venv ]; then set -- x x "${{@: -1}}"; {venv_python}; fi')
     script = here / "setup.sh"
-    script.write_text(SETUP_SH.format(assignment="rnn_lm", python="3.11", prefix=prefix, torch="torch==2.13.0",
-                                      uv="uv==0.5.0"))
+    script.write_text(
+        SETUP_SH.format(assignment="rnn_lm", python="3.11", prefix=prefix, torch="torch==2.13.0", uv="uv==0.5.0")
+    )
     calls = tmp_path / "calls"
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "CALLS": str(calls), "SEQGRADE_TORCH_FIND_LINKS": "/wheels"}
     proc = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)

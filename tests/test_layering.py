@@ -3,6 +3,7 @@ no two modules import each other, however indirectly.
 
 Every import counts, those inside functions too: a lazy import is still a dependency.
 """
+
 from __future__ import annotations
 
 import ast
@@ -84,8 +85,11 @@ def jail_escapes(root: Path = ROOT) -> list[str]:
     """What the jail's modules reach, transitively, outside the jail package (the grader package's own,
     empty-of-imports ``__init__`` aside): each as 'module (imported by ...)'."""
     reached = reached_from(JAIL, graph(root))
-    return sorted(f"{m} (imported by {by})" for m, by in reached.items()
-                  if m != "grader" and not (m == JAIL or m.startswith(JAIL + ".")))
+    return sorted(
+        f"{m} (imported by {by})"
+        for m, by in reached.items()
+        if m != "grader" and not (m == JAIL or m.startswith(JAIL + "."))
+    )
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -128,8 +132,11 @@ def test_reference_never_imports_grader():
 
 
 def test_every_grader_module_has_a_layer():
-    names = {p.stem if p.is_file() else p.name for p in (ROOT / "grader").iterdir()
-             if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())}
+    names = {
+        p.stem if p.is_file() else p.name
+        for p in (ROOT / "grader").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())
+    }
     assert names == set(LAYER_OF)
 
 
@@ -157,12 +164,22 @@ def test_the_grader_package_itself_imports_nothing():
     assert imports_of(ROOT / "grader" / "__init__.py") == set()
 
 
-@pytest.mark.parametrize("victim, injected, found", [
-    ("invoke.py", "import reference\n", "reference (imported by grader.jail.invoke)"),
-    ("child.py", "from grader.checking import compare\n", "grader.checking.compare (imported by grader.jail.child)"),
-    ("codec.py", "def later():\n    from grader.assignments.registry import ASSIGNMENTS\n",
-     "grader.assignments.registry (imported by grader.jail.codec)"),
-])
+@pytest.mark.parametrize(
+    "victim, injected, found",
+    [
+        ("invoke.py", "import reference\n", "reference (imported by grader.jail.invoke)"),
+        (
+            "child.py",
+            "from grader.checking import compare\n",
+            "grader.checking.compare (imported by grader.jail.child)",
+        ),
+        (
+            "codec.py",
+            "def later():\n    from grader.assignments.registry import ASSIGNMENTS\n",
+            "grader.assignments.registry (imported by grader.jail.codec)",
+        ),
+    ],
+)
 def test_an_import_smuggled_into_the_jail_is_found(tmp_path, victim, injected, found):
     """The jail test fails when a jail module imports the answers, directly, through another grader module,
     or inside a function."""
@@ -184,6 +201,10 @@ def test_a_cycle_is_found():
 
 
 def test_no_source_file_passes_400_lines():
-    long = {str(p.relative_to(ROOT)): n for folder in ("grader", "reference", "benchmarks", "tests")
-            for p in (ROOT / folder).rglob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    long = {
+        str(p.relative_to(ROOT)): n
+        for folder in ("grader", "reference", "benchmarks", "tests")
+        for p in (ROOT / folder).rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 400
+    }
     assert long == {}

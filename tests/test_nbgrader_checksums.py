@@ -2,6 +2,7 @@
 `nbgrader autograde` (with the course's nbgrader_config.py) warns about a locked cell only when the
 student edited it: never for an untouched release or solution, once per edited cell, and the edited
 hidden-test cell is still graded with the hidden tests."""
+
 import os
 import re
 import shutil
@@ -14,12 +15,10 @@ from nbgrader import utils
 
 from grader.assignments.registry import ASSIGNMENTS
 from grader.course.release import ASSIGNMENTS_ROOT, release
+from grader.notebook import checksum
+from grader.notebook import grade_id as _grade_id
 
 WARNING = re.compile(r"Attribute '(\w+)' for cell (\S+) has changed")
-
-
-def _grade_id(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
 
 
 def test_every_checksum_is_that_of_the_text_students_are_given(tmp_path):
@@ -29,12 +28,13 @@ def test_every_checksum_is_that_of_the_text_students_are_given(tmp_path):
         notebook = ASSIGNMENTS[assignment].notebook
         student = nbformat.read(release(assignment, tmp_path / "student") / notebook, as_version=4)
         solution = nbformat.read(release(assignment, tmp_path / "solution", solutions=True) / notebook, as_version=4)
-        given = {_grade_id(c): c.metadata.nbgrader["checksum"] for c in student.cells
-                 if "checksum" in c.get("metadata", {}).get("nbgrader", {})}
+        given = {_grade_id(c): checksum(c) for c in student.cells if checksum(c)}
         assert given
-        wrong = [gid for c in student.cells if (gid := _grade_id(c)) in given and given[gid] != utils.compute_checksum(c)]
+        wrong = [
+            gid for c in student.cells if (gid := _grade_id(c)) in given and given[gid] != utils.compute_checksum(c)
+        ]
         assert not wrong, (assignment, wrong)
-        kept = {_grade_id(c): c.metadata.nbgrader.get("checksum") for c in solution.cells if _grade_id(c) in given}
+        kept = {_grade_id(c): checksum(c) or None for c in solution.cells if _grade_id(c) in given}
         assert kept == given, assignment
 
 
@@ -42,12 +42,21 @@ def test_every_checksum_is_that_of_the_text_students_are_given(tmp_path):
 def test_autograde_warns_only_about_the_locked_cells_a_student_edited(tmp_path):
     assignment, notebook = "rnn_lm", ASSIGNMENTS["rnn_lm"].notebook
     course = tmp_path / "course"
-    shutil.copytree(ASSIGNMENTS_ROOT, course, ignore=shutil.ignore_patterns(
-        "__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db"))
+    shutil.copytree(
+        ASSIGNMENTS_ROOT,
+        course,
+        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db"),
+    )
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
     nbgrader = [sys.executable, "-m", "nbgrader"]
-    made = subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env,
-                          capture_output=True, text=True, check=True)
+    made = subprocess.run(
+        [*nbgrader, "generate_assignment", assignment, "--force"],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert not WARNING.search(made.stdout + made.stderr)
     released = course / "release" / assignment
     ours = release(assignment, tmp_path / "ours")
@@ -59,23 +68,28 @@ def test_autograde_warns_only_about_the_locked_cells_a_student_edited(tmp_path):
             cell.source += "\nimport os  # added by the student"
         elif _grade_id(cell) == "test_lstm_cell":
             cell.source = "# I typed here by mistake"
-    for student, write in (("untouched", lambda p: shutil.copy(released / notebook, p)),
-                           ("solution", lambda p: shutil.copy(solution, p)),
-                           ("edited", lambda p: nbformat.write(edited, p))):
+    for student, write in (
+        ("untouched", lambda p: shutil.copy(released / notebook, p)),
+        ("solution", lambda p: shutil.copy(solution, p)),
+        ("edited", lambda p: nbformat.write(edited, p)),
+    ):
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         write(folder / notebook)
         for helper in ("selfcheck.py", "selfcheck_base.py"):
             shutil.copy(released / helper, folder)
-    graded = subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, capture_output=True,
-                            text=True, check=True)
+    graded = subprocess.run(
+        [*nbgrader, "autograde", assignment], cwd=course, env=env, capture_output=True, text=True, check=True
+    )
     log = graded.stdout + graded.stderr
     assert sorted(WARNING.findall(log)) == [("checksum", "imports"), ("checksum", "test_lstm_cell")], log[-3000:]
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        scores = {s: {g.name: g.auto_score for g in gb.find_submission_notebook(notebook[:-6], assignment, s).grades}
-                  for s in ("untouched", "solution", "edited")}
+        scores = {
+            s: {g.name: g.auto_score for g in gb.find_submission_notebook(notebook[:-6], assignment, s).grades}
+            for s in ("untouched", "solution", "edited")
+        }
     full = {f"test_{e.id}": e.points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
     for student in ("solution", "edited"):  # the edited test cell is graded by the hidden tests all the same
         assert {k: v for k, v in scores[student].items() if k in full} == full, student

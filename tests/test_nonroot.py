@@ -5,6 +5,7 @@ when it can, else the system's Python of the same version (same ABI) in a fresh 
 site-packages points at this environment's packages. Run as an ordinary user, they run as that user.
 Where neither is possible the test says why and skips.
 """
+
 import json
 import os
 import shutil
@@ -27,11 +28,24 @@ ASSIGNMENT = "recursive_attention"  # its memory checks also measure from outsid
 def _as_user(command: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     """Run ``command`` as the ordinary user. One that does not end in time is stopped with SIGABRT, so that
     each of its Python processes prints where every thread stood (faulthandler), and the test fails with it."""
-    env = {"HOME": str(cwd), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "CI": os.environ.get("CI", ""),
-           "PYTHONFAULTHANDLER": "1"}
+    env = {
+        "HOME": str(cwd),
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "CI": os.environ.get("CI", ""),
+        "PYTHONFAULTHANDLER": "1",
+    }
     extra = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
-    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True, **extra) as process:
+    with subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        **extra,
+    ) as process:
         try:
             out, err = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -41,8 +55,10 @@ def _as_user(command: list[str], cwd: Path, timeout: int = 300) -> subprocess.Co
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 out, err = process.communicate()
-            pytest.fail(f"{' '.join(map(str, command[1:]))} did not end within {timeout} s; it printed:\n"
-                        f"{out[-3000:]}\n{err[-12000:]}")
+            pytest.fail(
+                f"{' '.join(map(str, command[1:]))} did not end within {timeout} s; it printed:\n"
+                f"{out[-3000:]}\n{err[-12000:]}"
+            )
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
@@ -62,8 +78,12 @@ def _readable_python(work: Path) -> str:
     venv = work / "venv"
     subprocess.run([str(system), "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
     packages = next(Path(p) for p in site.getsitepackages() if Path(p).is_dir())
-    found = subprocess.run([str(venv / "bin" / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
-                           check=True, capture_output=True, text=True).stdout.strip()
+    found = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(found, "seqgrade-packages.pth").write_text(f"import site; site.addsitedir({str(packages)!r})\n")
     _give_to_nobody(work)
     python = str(venv / "bin" / "python")
@@ -112,8 +132,20 @@ def test_release_grade_and_batch_as_an_ordinary_user(work):
     shutil.copy(work / "solution" / notebook, submissions / "alice.ipynb")
     shutil.copy(work / "student" / notebook, submissions / "bob.ipynb")
     _give_to_nobody(submissions)
-    result = _as_user([*seqgrade, "batch", str(submissions), "--assignment", ASSIGNMENT, "--out", str(work / "graded"),
-                       "--workers", "1"], work)
+    result = _as_user(
+        [
+            *seqgrade,
+            "batch",
+            str(submissions),
+            "--assignment",
+            ASSIGNMENT,
+            "--out",
+            str(work / "graded"),
+            "--workers",
+            "1",
+        ],
+        work,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = (work / "graded" / "grades.csv").read_text().splitlines()
     totals = {line.split(",")[0]: float(line.split(",")[1]) for line in rows[1:]}

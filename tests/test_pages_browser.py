@@ -2,6 +2,7 @@
 feedback page of a graded wrong notebook and the summary page of a small batch, and a probe script
 (added to a copy of each page only; the pages themselves carry no script) reports the visible text and
 the boxes of the pass-rate bars and the text beside them."""
+
 from __future__ import annotations
 
 import html
@@ -24,7 +25,9 @@ from .corpus.build import load
 from .corpus.courses import replaced
 
 BROWSER = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-pytestmark = pytest.mark.skipif(BROWSER is None, reason="no headless Chromium on this machine (apt-get install chromium)")
+pytestmark = pytest.mark.skipif(
+    BROWSER is None, reason="no headless Chromium on this machine (apt-get install chromium)"
+)
 
 WRONG = ("seq2col_window_shifted", "forward_loops_over_batch", "causal_mask_transposed")
 
@@ -53,10 +56,25 @@ def _measure(page: Path) -> dict:
     probed.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
     profile = tempfile.mkdtemp(prefix="seqgrade-chromium-")
     try:
-        done = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                               f"--user-data-dir={profile}", "--window-size=1100,900", "--dump-dom",
-                               probed.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                BROWSER,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--window-size=1100,900",
+                "--dump-dom",
+                probed.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
@@ -92,7 +110,9 @@ def test_feedback_page_shows_properties_arguments_snippet_and_pending_points(pag
         assert check.property in seen, check.property
     result = results[WRONG[0]]
     assert result.pending_points == 2
-    assert f"auto-graded: {result.score:g} of {result.gradable_points:g} points; 2 points pending manual grading" in seen
+    assert (
+        f"auto-graded: {result.score:g} of {result.gradable_points:g} points; 2 points pending manual grading" in seen
+    )
     assert "pending" in seen.split("ar_fit_interpretation", 1)[1]
     # the failing call, each argument by name, and a snippet that makes the same call
     assert "for seq2col(seq, filter_size)" in seen

@@ -1,6 +1,7 @@
 """The notebooks' self-check cells, run as a student runs them (the cells in order, in one namespace):
 on the solution each prints exactly one line and returns nothing; on a released stub it fails its cell
 with NotImplementedError; on the common mistakes the wrong corpora show, it fails its cell."""
+
 from __future__ import annotations
 
 import contextlib
@@ -16,6 +17,7 @@ from hypothesis import Phase, settings
 
 from grader.assignments.registry import ASSIGNMENTS
 from grader.course.release import release
+from grader.notebook import grade_id as _grade_id
 from grader.notebook import is_test_cell
 
 from .corpus.build import load
@@ -23,21 +25,38 @@ from .corpus.courses import entries
 
 # assignment -> the wrong corpus entries (file names) that its self-checks must catch
 CAUGHT = {
-    "sequence_models": ["seq2col_window_shifted", "seq2col_y_misaligned", "recurrent_unit_transposed_weights",
-                        "forward_loops_over_batch", "causal_mask_transposed", "attention_scale_one_over_d",
-                        "attention_without_mask"],
-    "attention": ["sdpa_no_scale", "sdpa_scale_one_over_dk", "sdpa_mask_inverted", "mha_mask_inverted",
-                  "self_attention_scaled_by_model_width"],
-    "recursive_attention": ["partial_scale_by_d", "merge_weights_swapped", "tiled_causal_one_ahead",
-                            "tiled_causal_diagonal_masked", "kernel_running_sum_not_rescaled", "kernel_no_causal_mask",
-                            "kernel_lse_in_base_2"],
-    "rnn_lm": ["rnn_states_transposed_w_hh", "lstm_gate_order_swapped", "context_scaled_by_sqrt_d",
-               "conv_padded_on_the_right"],
+    "sequence_models": [
+        "seq2col_window_shifted",
+        "seq2col_y_misaligned",
+        "recurrent_unit_transposed_weights",
+        "forward_loops_over_batch",
+        "causal_mask_transposed",
+        "attention_scale_one_over_d",
+        "attention_without_mask",
+    ],
+    "attention": [
+        "sdpa_no_scale",
+        "sdpa_scale_one_over_dk",
+        "sdpa_mask_inverted",
+        "mha_mask_inverted",
+        "self_attention_scaled_by_model_width",
+    ],
+    "recursive_attention": [
+        "partial_scale_by_d",
+        "merge_weights_swapped",
+        "tiled_causal_one_ahead",
+        "tiled_causal_diagonal_masked",
+        "kernel_running_sum_not_rescaled",
+        "kernel_no_causal_mask",
+        "kernel_lse_in_base_2",
+    ],
+    "rnn_lm": [
+        "rnn_states_transposed_w_hh",
+        "lstm_gate_order_swapped",
+        "context_scaled_by_sqrt_d",
+        "conv_padded_on_the_right",
+    ],
 }
-
-
-def _grade_id(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
 
 
 def _wrong(assignment: str) -> dict[str, dict]:

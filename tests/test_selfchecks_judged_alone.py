@@ -3,6 +3,7 @@ is told so (not that it is acausal); an exception raised inside torch is placed 
 that made the call (not at a line of torch's own files); and a class's self-check judges that class alone: a
 wrong or unwritten RecurrentCell fails neither RNNLayer's nor RNNLanguageModel's self-check, a wrong RNNLayer not
 RNNLanguageModel's, while the class's own mistakes are still caught (tests/test_selfchecks_lm_modules.py)."""
+
 from __future__ import annotations
 
 import re
@@ -23,14 +24,16 @@ def test_a_layer_that_keeps_state_between_calls_is_told_so(folders):  # noqa: F8
     assert "keeps state between calls" in str(got) and "changed earlier states" not in str(got), got
 
 
-FLOAT_INPUT = ("class RecurrentCell(nn.Module):\n"
-               "    def __init__(self, input_dim, hidden_dim):\n"
-               "        super().__init__()\n"
-               "        self.input_to_hidden = nn.Linear(input_dim, hidden_dim)\n"
-               "        self.hidden_to_hidden = nn.Linear(hidden_dim, hidden_dim)\n"
-               "\n"
-               "    def forward(self, x, h_prev):\n"
-               "        return torch.relu(self.input_to_hidden(x.float()) + self.hidden_to_hidden(h_prev))  # float32 input\n")
+FLOAT_INPUT = (
+    "class RecurrentCell(nn.Module):\n"
+    "    def __init__(self, input_dim, hidden_dim):\n"
+    "        super().__init__()\n"
+    "        self.input_to_hidden = nn.Linear(input_dim, hidden_dim)\n"
+    "        self.hidden_to_hidden = nn.Linear(hidden_dim, hidden_dim)\n"
+    "\n"
+    "    def forward(self, x, h_prev):\n"
+    "        return torch.relu(self.input_to_hidden(x.float()) + self.hidden_to_hidden(h_prev))  # float32 input\n"
+)
 
 
 def test_an_error_raised_inside_torch_is_placed_in_the_students_cell(folders):  # noqa: F811
@@ -38,20 +41,26 @@ def test_an_error_raised_inside_torch_is_placed_in_the_students_cell(folders):  
     assert type(got).__name__ == "SelfCheckFailed" and "RuntimeError" in str(got), got
     assert re.search(r"\(line (\d+) of your cell\)", str(got)), got
     line = int(re.search(r"\(line (\d+) of your cell\)", str(got)).group(1))
-    assert FLOAT_INPUT.splitlines()[line - 1].strip().startswith("return torch.relu(self.input_to_hidden(x.float())"), line
+    assert FLOAT_INPUT.splitlines()[line - 1].strip().startswith("return torch.relu(self.input_to_hidden(x.float())"), (
+        line
+    )
 
 
-UNWRITTEN_CELL = ("class RecurrentCell(nn.Module):\n"
-                  "    def __init__(self, input_dim, hidden_dim):\n"
-                  "        super().__init__()\n"
-                  "        raise NotImplementedError()\n"
-                  "\n"
-                  "    def forward(self, x, h_prev):\n"
-                  "        raise NotImplementedError()\n")
+UNWRITTEN_CELL = (
+    "class RecurrentCell(nn.Module):\n"
+    "    def __init__(self, input_dim, hidden_dim):\n"
+    "        super().__init__()\n"
+    "        raise NotImplementedError()\n"
+    "\n"
+    "    def forward(self, x, h_prev):\n"
+    "        raise NotImplementedError()\n"
+)
 
 
-@pytest.mark.parametrize("cell", ["cell_tanh", "cell_no_hidden_bias", "cell_one_linear_over_concat",
-                                  "cell_remembers_its_state", "not written yet"])
+@pytest.mark.parametrize(
+    "cell",
+    ["cell_tanh", "cell_no_hidden_bias", "cell_one_linear_over_concat", "cell_remembers_its_state", "not written yet"],
+)
 def test_a_wrong_cell_fails_only_the_cells_self_check(cell, folders):  # noqa: F811
     replace = {"RecurrentCell": UNWRITTEN_CELL} if cell == "not written yet" else _wrong(cell)
     got = _run(folders[0], replace, quick=True)
@@ -64,5 +73,6 @@ def test_a_wrong_cell_fails_only_the_cells_self_check(cell, folders):  # noqa: F
 def test_a_wrong_layer_fails_only_the_layers_self_check(layer, folders):  # noqa: F811
     got = _run(folders[0], _wrong(layer), quick=True)
     assert not isinstance(got["selfcheck_RNNLayer"], str), (layer, got["selfcheck_RNNLayer"])
-    assert isinstance(got["selfcheck_RNNLanguageModel"], str) and got["selfcheck_RNNLanguageModel"].startswith("[ok] "), \
-        (layer, got["selfcheck_RNNLanguageModel"])
+    assert isinstance(got["selfcheck_RNNLanguageModel"], str) and got["selfcheck_RNNLanguageModel"].startswith(
+        "[ok] "
+    ), (layer, got["selfcheck_RNNLanguageModel"])

@@ -3,6 +3,7 @@ order, in one namespace): on the solution each prints exactly one line and retur
 stubs each fails its cell with NotImplementedError; each fails the realistic mistakes of the wrong corpus
 listed in CAUGHT, and passes every alternative of the corpus. The notebook is released from its source
 folder, so these tests do not depend on the assignment's registration."""
+
 from __future__ import annotations
 
 import contextlib
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import Phase, settings
 
 from grader.course.release import release
+from grader.notebook import grade_id as _grade_id
 
 from .corpus.courses import entries
 
@@ -23,24 +25,53 @@ EXERCISES = ("RecurrentCell", "RNNLayer", "RNNLanguageModel", "sample_next", "ge
 
 # self-checked exercise -> the wrong corpus entries its self-check must fail
 CAUGHT = {
-    "RecurrentCell": ["cell_tanh", "cell_no_hidden_bias", "cell_one_linear_over_concat", "cell_detaches_previous_state",
-                      "cell_batch_loop_off_by_one", "cell_casts_to_float64", "cell_remembers_its_state"],
-    "RNNLayer": ["layer_returns_last_state", "layer_keeps_state_on_self", "layer_without_a_cell",
-                 "layer_truncates_backprop", "layer_runs_backwards", "layer_time_major"],
-    "RNNLanguageModel": ["lm_plain_list_of_layers", "lm_state_carried_between_layers", "lm_embeddings_to_every_layer",
-                         "lm_skips_the_last_layer", "lm_detaches_embeddings", "lm_zero_state_float64",
-                         "lm_zero_state_default_dtype", "lm_embeds_the_wrong_axis_order"],
-    "sample_next": ["sample_ignores_temperature", "sample_scales_probabilities_by_temperature",
-                    "sample_multiplies_logits_by_temperature", "sample_always_argmax",
-                    "sample_normalises_logits_linearly", "sample_global_rng", "sample_divides_by_zero_temperature",
-                    "sample_keeps_the_sample_axis", "sample_copies_the_generator", "sample_reseeds_from_the_initial_seed"],
-    "generate": ["generate_first_position", "generate_last_token_only", "generate_drops_the_prefix",
-                 "generate_global_rng", "generate_reseeds_every_step"],
+    "RecurrentCell": [
+        "cell_tanh",
+        "cell_no_hidden_bias",
+        "cell_one_linear_over_concat",
+        "cell_detaches_previous_state",
+        "cell_batch_loop_off_by_one",
+        "cell_casts_to_float64",
+        "cell_remembers_its_state",
+    ],
+    "RNNLayer": [
+        "layer_returns_last_state",
+        "layer_keeps_state_on_self",
+        "layer_without_a_cell",
+        "layer_truncates_backprop",
+        "layer_runs_backwards",
+        "layer_time_major",
+    ],
+    "RNNLanguageModel": [
+        "lm_plain_list_of_layers",
+        "lm_state_carried_between_layers",
+        "lm_embeddings_to_every_layer",
+        "lm_skips_the_last_layer",
+        "lm_detaches_embeddings",
+        "lm_zero_state_float64",
+        "lm_zero_state_default_dtype",
+        "lm_embeds_the_wrong_axis_order",
+    ],
+    "sample_next": [
+        "sample_ignores_temperature",
+        "sample_scales_probabilities_by_temperature",
+        "sample_multiplies_logits_by_temperature",
+        "sample_always_argmax",
+        "sample_normalises_logits_linearly",
+        "sample_global_rng",
+        "sample_divides_by_zero_temperature",
+        "sample_keeps_the_sample_axis",
+        "sample_copies_the_generator",
+        "sample_reseeds_from_the_initial_seed",
+    ],
+    "generate": [
+        "generate_first_position",
+        "generate_last_token_only",
+        "generate_drops_the_prefix",
+        "generate_global_rng",
+        "generate_reseeds_every_step",
+    ],
 }
-
-
-def _grade_id(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or ""
 
 
 @pytest.fixture(scope="module")

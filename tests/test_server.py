@@ -1,5 +1,6 @@
 """The grading server (`seqgrade serve`): the same results as a cold `seqgrade grade`, and nobody but its
 own user talks to it or poses as it."""
+
 import json
 import os
 import shutil
@@ -13,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from grader import server
-from grader.server import serving
 from grader.errors import ServerError, UsageError
 from grader.jail.limits import Limits
+from grader.server import serving
 
 from .grader.test_integrity_sandbox import notebook
 
@@ -27,8 +28,9 @@ def _env(where: Path) -> dict:
 
 
 def _cli(args: list[str], where: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader.cli", *args], env=_env(where), capture_output=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "grader.cli", *args], env=_env(where), capture_output=True, timeout=300
+    )
 
 
 @pytest.fixture
@@ -66,8 +68,12 @@ def test_the_server_grades_byte_identically_to_a_cold_run(running, released, tmp
     notebooks = [
         _notebook(released, tmp_path, "solution", {}),
         _notebook(released, tmp_path, "wrong_unit", {"recurrent_unit": WRONG_UNIT}),
-        _notebook(released, tmp_path, "hanging_forward", {
-            "forward": "def forward(seqs, Wrec, Win, Wout):\n    while True:\n        pass\n"}),
+        _notebook(
+            released,
+            tmp_path,
+            "hanging_forward",
+            {"forward": "def forward(seqs, Wrec, Win, Wout):\n    while True:\n        pass\n"},
+        ),
     ]
     before = _graded(running)
     for path in notebooks:
@@ -89,8 +95,18 @@ def test_the_server_grades_byte_identically_to_a_cold_run(running, released, tmp
 
 def test_the_server_refuses_a_client_of_other_code(running, monkeypatch):
     monkeypatch.setenv("SEQGRADE_SERVER", str(running))
-    reply = server._ask(running, {"protocol": server.PROTOCOL, "op": "grade", "identity": "0" * 24,
-                                  "notebook": "/x.ipynb", "assignment": None, "limits": {}}, timeout=30)
+    reply = server._ask(
+        running,
+        {
+            "protocol": server.PROTOCOL,
+            "op": "grade",
+            "identity": "0" * 24,
+            "notebook": "/x.ipynb",
+            "assignment": None,
+            "limits": {},
+        },
+        timeout=30,
+    )
     assert reply == {"error": {"kind": "stale", "message": "this server runs other code"}}
     monkeypatch.setattr(server, "code_identity", lambda: "f" * 24)
     remote = server.grade_remotely(Path("/x.ipynb"), None, Limits())
@@ -241,8 +257,12 @@ def test_stop_and_idle_exit_remove_the_socket(tmp_path):
     stopped = _cli(["serve", "--stop"], where)
     assert stopped.returncode == 0 and b"grading server stopped" in stopped.stdout
     assert b"no grading server is running" in _cli(["serve", "--status"], where).stdout
-    proc = subprocess.Popen([sys.executable, "-m", "grader.cli", "serve", "--idle-exit", "1"], env=_env(where),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader.cli", "serve", "--idle-exit", "1"],
+        env=_env(where),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0 and b"stopped after grading 0 notebook(s)" in err
     assert not where.exists()

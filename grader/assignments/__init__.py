@@ -3,6 +3,7 @@
 A module is named after its assignment's id (the registry checks it), so the ids can be listed
 without importing the checks, torch included: the command line checks its arguments in milliseconds.
 """
+
 from __future__ import annotations
 
 import pkgutil

@@ -12,6 +12,7 @@ file, so an outline never describes other code than the one running.
 
 Imports nothing heavy.
 """
+
 from __future__ import annotations
 
 import functools
@@ -41,18 +42,39 @@ def path(assignment_id: str) -> Path | None:
 
 def to_data(assignment: Assignment) -> dict:
     """What the outline keeps of a declaration (versioned JSON-ready data)."""
-    return {"format": FORMAT, "id": assignment.id, "notebook": assignment.notebook, "modules": list(assignment.modules),
-            "exercises": [_exercise_data(e) for e in assignment.exercises]}
+    return {
+        "format": FORMAT,
+        "id": assignment.id,
+        "notebook": assignment.notebook,
+        "modules": list(assignment.modules),
+        "exercises": [_exercise_data(e) for e in assignment.exercises],
+    }
 
 
 def _exercise_data(e: Exercise) -> dict:
-    return {"id": e.id, "kind": e.kind, "manual_points": e.manual_points, "requires": list(e.requires),
-            "call_cpu_s": e.call_cpu_s, "bonus": e.bonus,
-            "reference": None if e.reference is None else {"name": getattr(e.reference, "__name__", e.id),
-                                                           "parameters": list(e.argument_names)},
-            "stand_in_class": isinstance(e.stand_in, StandInClass),
-            "checks": [{"name": c.name, "doc": c.func.__doc__, "points": c.points, "hint": c.hint, "judges": c.judges,
-                        "hints": dict(c.hints)} for c in e.checks]}
+    return {
+        "id": e.id,
+        "kind": e.kind,
+        "manual_points": e.manual_points,
+        "requires": list(e.requires),
+        "call_cpu_s": e.call_cpu_s,
+        "bonus": e.bonus,
+        "reference": None
+        if e.reference is None
+        else {"name": getattr(e.reference, "__name__", e.id), "parameters": list(e.argument_names)},
+        "stand_in_class": isinstance(e.stand_in, StandInClass),
+        "checks": [
+            {
+                "name": c.name,
+                "doc": c.func.__doc__,
+                "points": c.points,
+                "hint": c.hint,
+                "judges": c.judges,
+                "hints": dict(c.hints),
+            }
+            for c in e.checks
+        ],
+    }
 
 
 def from_data(data: dict) -> Assignment:
@@ -62,13 +84,25 @@ def from_data(data: dict) -> Assignment:
     exercises = []
     for e in data["exercises"]:
         reference = e["reference"]
-        exercises.append(Exercise(
-            e["id"], e["kind"], tuple(Check(_placeholder(c["name"], c["doc"]), c["points"], c["hint"], c["judges"], c["hints"])
-                                      for c in e["checks"]),
-            manual_points=e["manual_points"], requires=tuple(e["requires"]), call_cpu_s=e["call_cpu_s"], bonus=e["bonus"],
-            reference=None if reference is None else _placeholder(reference["name"], None, reference["parameters"]),
-            stand_in=StandInClass(e["id"], {}, None) if e["stand_in_class"] else None))
-    return Assignment(id=data["id"], notebook=data["notebook"], exercises=tuple(exercises), modules=tuple(data["modules"]))
+        exercises.append(
+            Exercise(
+                e["id"],
+                e["kind"],
+                tuple(
+                    Check(_placeholder(c["name"], c["doc"]), c["points"], c["hint"], c["judges"], c["hints"])
+                    for c in e["checks"]
+                ),
+                manual_points=e["manual_points"],
+                requires=tuple(e["requires"]),
+                call_cpu_s=e["call_cpu_s"],
+                bonus=e["bonus"],
+                reference=None if reference is None else _placeholder(reference["name"], None, reference["parameters"]),
+                stand_in=StandInClass(e["id"], {}, None) if e["stand_in_class"] else None,
+            )
+        )
+    return Assignment(
+        id=data["id"], notebook=data["notebook"], exercises=tuple(exercises), modules=tuple(data["modules"])
+    )
 
 
 def read(assignment_id: str) -> Assignment | None:
@@ -104,5 +138,6 @@ def _placeholder(name: str, doc: str | None, parameters: list[str] | None = None
     outlined.__doc__ = doc
     if parameters is not None:
         outlined.__signature__ = inspect.Signature(
-            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in parameters])
+            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in parameters]
+        )
     return outlined

@@ -4,6 +4,7 @@ Each assignment declares its exercises, checks and points in its own package und
 :mod:`grader.assignments` (``<id>/__init__.py`` defining ``ASSIGNMENT``); this module only collects
 them, in the order the course teaches them, importing each when it is first asked for.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,7 +14,8 @@ from grader import assignments as _package
 from grader.checking.exercise import JUDGES, Assignment, Check, Exercise  # noqa: F401  (re-exported)
 from grader.errors import UnknownAssignment
 
-from . import assignment_ids, outline as _outline
+from . import assignment_ids
+from . import outline as _outline
 
 COURSE_ORDER = ("sequence_models", "attention", "recursive_attention", "rnn_lm", "lm_modules")
 
@@ -23,8 +25,10 @@ def _load(name: str) -> Assignment:
     if not isinstance(assignment, Assignment):
         raise ValueError(f"grader/assignments/{name}/__init__.py defines no ASSIGNMENT")
     if assignment.id != name:  # assignment_ids() lists the modules' names without importing them
-        raise ValueError(f"grader/assignments/{name}/__init__.py declares assignment {assignment.id!r}; "
-                         f"name the package after its assignment")
+        raise ValueError(
+            f"grader/assignments/{name}/__init__.py declares assignment {assignment.id!r}; "
+            f"name the package after its assignment"
+        )
     _outline.write(assignment)  # for the processes that only write outputs (grader.assignments.outline)
     return assignment
 

@@ -1,5 +1,6 @@
 """``seqgrade audit``: the command line of the mutation audit. ``grader.cli`` registers it; this module
 imports nothing slow until the command runs."""
+
 from __future__ import annotations
 
 import sys
@@ -12,24 +13,44 @@ EXIT_BELOW_FLOORS = 4  # the audit ran and missed a floor of the triage file
 
 
 def add_audit_parser(sub) -> None:
-    p = sub.add_parser("audit", help="mutation analysis: how many wrong versions of the solution the checks and the "
-                                     "self-checks catch, what survives, what is charged twice")
+    p = sub.add_parser(
+        "audit",
+        help="mutation analysis: how many wrong versions of the solution the checks and the "
+        "self-checks catch, what survives, what is charged twice",
+    )
     p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment id (see `seqgrade list`)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON document")
     p.add_argument("--html", metavar="OUT.html", help="also write the whole report as a page")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="parallel workers (default: one per core)")
-    p.add_argument("--sample", type=int, default=None, metavar="N",
-                   help="audit at most N mutants per exercise (the same ones every run)")
+    p.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help="audit at most N mutants per exercise (the same ones every run)",
+    )
     p.add_argument("--only", action="append", default=[], metavar="MUTANT", help="audit only this mutant (repeatable)")
-    p.add_argument("--accept", action="append", default=[], metavar="MUTANT",
-                   help="record MUTANT as reviewed (equivalent, or not worth a check) in the assignment's triage file, "
-                        "assignments/audit/ASSIGNMENT.json; needs --reason (repeatable; nothing is graded)")
+    p.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="MUTANT",
+        help="record MUTANT as reviewed (equivalent, or not worth a check) in the assignment's triage file, "
+        "assignments/audit/ASSIGNMENT.json; needs --reason (repeatable; nothing is graded)",
+    )
     p.add_argument("--reason", metavar="TEXT", help="with --accept: why")
     p.add_argument("--by", metavar="NAME", default="", help="with --accept: who reviewed it")
-    p.add_argument("--inprocess", action="store_true",
-                   help="grade mutants in the workers' own processes, without the sandbox (no CPU or memory limits)")
-    p.add_argument("--isolation", choices=ISOLATION_LEVELS, default="namespaces",
-                   help="'rlimits' drops the filesystem and network jail: only for machines without namespaces")
+    p.add_argument(
+        "--inprocess",
+        action="store_true",
+        help="grade mutants in the workers' own processes, without the sandbox (no CPU or memory limits)",
+    )
+    p.add_argument(
+        "--isolation",
+        choices=ISOLATION_LEVELS,
+        default="namespaces",
+        help="'rlimits' drops the filesystem and network jail: only for machines without namespaces",
+    )
     p.set_defaults(func=cmd_audit)
 
 
@@ -42,8 +63,9 @@ def _accept(args, console) -> int:
     if args.json or args.html or args.only or args.sample is not None:
         raise UsageError("--accept records triage only: it takes --reason and --by, no other option")
     triage = read_triage(args.assignment)
-    path = write_triage(accept(triage, mutants_of(get_assignment(args.assignment)), args.accept, args.reason or "",
-                               args.by))
+    path = write_triage(
+        accept(triage, mutants_of(get_assignment(args.assignment)), args.accept, args.reason or "", args.by)
+    )
     console.print(f"accepted {', '.join(args.accept)} in {path}", markup=False, highlight=False, soft_wrap=True)
     return 0
 
@@ -65,8 +87,13 @@ def cmd_audit(args, console) -> int:
 
     from .run import AuditOptions, audit
 
-    options = AuditOptions(backend="inprocess" if args.inprocess else "sandbox", workers=args.workers,
-                           sample=args.sample, only=tuple(args.only), limits=Limits(isolation=args.isolation))
+    options = AuditOptions(
+        backend="inprocess" if args.inprocess else "sandbox",
+        workers=args.workers,
+        sample=args.sample,
+        only=tuple(args.only),
+        limits=Limits(isolation=args.isolation),
+    )
     said = [0.0]
 
     def progress(done: int, total: int) -> None:  # a line every 10 seconds or so, on stderr

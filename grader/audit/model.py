@@ -4,6 +4,7 @@ Per mutant: which exercises lost points (the one it changes: killed by the grade
 charge), whether the notebook's self-checks fail on it, and for a survivor whether its outputs equal the
 solution's on every input the checks drew (suspected equivalent) and whether an instructor accepted it.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ class AuditError(SeqgradeError):
 @dataclass(frozen=True)
 class Floors:
     """What CI holds an assignment to (the triage file's ``floors``)."""
+
     unexplained_survivors: int = 0  # at most
     double_charges: int = 0  # at most
     selfcheck_kill_rate: float = 0.0  # at least: share of the grader's kills the self-checks also catch
@@ -30,6 +32,7 @@ class Floors:
 @dataclass(frozen=True)
 class Accepted:
     """A survivor an instructor reviewed: an equivalent mutant, or a difference judged not worth a check."""
+
     mutant: str
     reason: str
     diff: str = ""  # the change it was accepted for, as it read then
@@ -143,31 +146,47 @@ class AuditReport:
         """Each floor this audit misses, in words; empty when it holds them all."""
         found = []
         if len(self.unexplained) > self.floors.unexplained_survivors:
-            found.append(f"{len(self.unexplained)} unexplained survivor(s); the floor allows "
-                          f"{self.floors.unexplained_survivors}")
+            found.append(
+                f"{len(self.unexplained)} unexplained survivor(s); the floor allows {self.floors.unexplained_survivors}"
+            )
         if len(self.double_charges) > self.floors.double_charges:
             found.append(f"{len(self.double_charges)} double charge(s); the floor allows {self.floors.double_charges}")
         rate = self.selfcheck_rate
         if rate is not None and rate + 1e-9 < self.floors.selfcheck_kill_rate:
-            found.append(f"the self-checks catch {rate:.0%} of the grader's kills; the floor is "
-                         f"{self.floors.selfcheck_kill_rate:.0%}")
+            found.append(
+                f"the self-checks catch {rate:.0%} of the grader's kills; the floor is "
+                f"{self.floors.selfcheck_kill_rate:.0%}"
+            )
         if self.leaks:
-            found.append(f"{len(self.leaks)} self-check call(s) use inputs the grader checks (their worked examples "
-                         f"give expected values away)")
+            found.append(
+                f"{len(self.leaks)} self-check call(s) use inputs the grader checks (their worked examples "
+                f"give expected values away)"
+            )
         errors = [m.id for m in self.mutants if m.error]
         if errors:
             found.append(f"{len(errors)} mutant(s) could not be audited: {', '.join(errors[:5])}")
         return tuple(found)
 
     def to_dict(self) -> dict:
-        return {"version": AUDIT_SCHEMA_VERSION, "assignment": self.assignment, "backend": self.backend,
-                "seconds": round(self.seconds, 1), "sampled": self.sampled, "floors": asdict(self.floors),
-                "below_floors": list(self.below_floors), "selfcheck_kill_rate": self.selfcheck_rate,
-                "exercises": [{**asdict(e), "kill_rate": e.kill_rate, "selfcheck_rate": e.selfcheck_rate}
-                              for e in self.exercises],
-                "mutants": [{**asdict(m), "diff": m.diff, "killed": m.killed, "double_charged": list(m.double_charged)}
-                            for m in self.mutants],
-                "stale": [asdict(a) for a in self.stale], "leaks": list(self.leaks)}
+        return {
+            "version": AUDIT_SCHEMA_VERSION,
+            "assignment": self.assignment,
+            "backend": self.backend,
+            "seconds": round(self.seconds, 1),
+            "sampled": self.sampled,
+            "floors": asdict(self.floors),
+            "below_floors": list(self.below_floors),
+            "selfcheck_kill_rate": self.selfcheck_rate,
+            "exercises": [
+                {**asdict(e), "kill_rate": e.kill_rate, "selfcheck_rate": e.selfcheck_rate} for e in self.exercises
+            ],
+            "mutants": [
+                {**asdict(m), "diff": m.diff, "killed": m.killed, "double_charged": list(m.double_charged)}
+                for m in self.mutants
+            ],
+            "stale": [asdict(a) for a in self.stale],
+            "leaks": list(self.leaks),
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"

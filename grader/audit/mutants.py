@@ -6,6 +6,7 @@ A mutant's id (``merge.arithmetic.3fa2c1``) is made of its cell, its operator an
 changes and how, so it stays the same when other lines of the solution change: triage recorded against it
 (``audit.json``) lasts until the line itself changes.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,6 +20,7 @@ from pathlib import Path
 import nbformat
 
 from grader.assignments.registry import Assignment
+from grader.notebook import grade_id
 
 from .model import AuditError
 from .operators import OPERATORS
@@ -43,8 +45,13 @@ class Mutant:
         return f"{self.before}  ->  {self.after}"
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "exercise": self.exercise, "operator": self.operator, "before": self.before,
-                "after": self.after}
+        return {
+            "id": self.id,
+            "exercise": self.exercise,
+            "operator": self.operator,
+            "before": self.before,
+            "after": self.after,
+        }
 
 
 @dataclass(frozen=True)
@@ -79,18 +86,27 @@ def solution_cells(assignment: Assignment, notebook: Path) -> tuple[SolutionCell
     graded = {e.id for e in assignment.exercises if e.kind in ("function", "class", "answer")}
     cells = []
     for cell in nbformat.read(notebook, as_version=4).cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
-        if cell.cell_type == "code" and grade_id in graded:
+        gid = grade_id(cell)
+        if cell.cell_type == "code" and gid in graded:
             regions = _regions(cell.source)
             if not regions:
-                raise AuditError(f"{notebook.name}: the cell of {grade_id} has no ### BEGIN SOLUTION / "
-                                 f"### END SOLUTION lines, so the audit cannot tell the student's lines")
-            cells.append(SolutionCell(grade_id, cell.source, regions))
+                raise AuditError(
+                    f"{notebook.name}: the cell of {gid} has no ### BEGIN SOLUTION / "
+                    f"### END SOLUTION lines, so the audit cannot tell the student's lines"
+                )
+            cells.append(SolutionCell(gid, cell.source, regions))
     return tuple(cells)
 
 
-_FOLDED = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.USub: operator.neg, ast.UAdd: operator.pos}
+_FOLDED = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
 
 
 class _Fold(ast.NodeTransformer):

@@ -2,6 +2,7 @@
 surviving mutant's answers can be compared with the solution's (suspected equivalent: the same on every
 input the checks drew, to a few units in the last place), and the inputs the checks use can be compared
 with the ones the self-checks print worked examples for (a leak)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -59,7 +60,9 @@ def same(a: Any, b: Any) -> bool:
             return False
         if x.dtype.kind not in "fc":
             return bool(np.array_equal(x, y))
-        if not np.array_equal(np.isnan(x), np.isnan(y)) or not np.array_equal(np.isinf(x) & (x > 0), np.isinf(y) & (y > 0)):
+        if not np.array_equal(np.isnan(x), np.isnan(y)) or not np.array_equal(
+            np.isinf(x) & (x > 0), np.isinf(y) & (y > 0)
+        ):
             return False
         finite = np.isfinite(x) & np.isfinite(y)
         x, y = x[finite], y[finite]
@@ -99,7 +102,8 @@ class Recorder:
 def same_answers(mutant: list, solution: list) -> bool:
     """The mutant answered every call the checks made on the solution, in the same order, the same way."""
     return len(mutant) == len(solution) and all(
-        m[0] == s[0] and m[1] == s[1] and same(m[2], s[2]) for m, s in zip(mutant, solution))
+        m[0] == s[0] and m[1] == s[1] and same(m[2], s[2]) for m, s in zip(mutant, solution)
+    )
 
 
 def recording(function: Callable, name: str, log: list, active: list) -> Callable:

@@ -1,6 +1,7 @@
 """``audit``: make the mutants of an assignment's solution, grade each (in parallel, through the batch's
 dispatch: a worker that dies costs only the mutants it held), run the self-checks on each, and sum up per
 exercise against the floors and the accepted mutants of the triage file."""
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -18,6 +19,7 @@ import nbformat
 from grader.assignments.registry import Assignment, get_assignment
 from grader.course.release import release, source_dir
 from grader.jail.limits import Limits
+from grader.notebook import grade_id
 
 from .model import AuditError, AuditReport, Floors, MutantOutcome, SelfCheckVerdict
 from .mutants import Mutant, make_mutants, solution_cells
@@ -56,15 +58,16 @@ def _sample(mutants: tuple[Mutant, ...], options: AuditOptions) -> tuple[Mutant,
         return mutants
     chosen = []
     for exercise in dict.fromkeys(m.exercise for m in mutants):
-        mine = sorted((m for m in mutants if m.exercise == exercise),
-                      key=lambda m: hashlib.sha256(m.id.encode()).hexdigest())
-        chosen += mine[:options.sample]
+        mine = sorted(
+            (m for m in mutants if m.exercise == exercise), key=lambda m: hashlib.sha256(m.id.encode()).hexdigest()
+        )
+        chosen += mine[: options.sample]
     return tuple(m for m in mutants if m in chosen)
 
 
 def _write_notebooks(released: Path, mutants: tuple[Mutant, ...], out: Path) -> dict[str, Path]:
     nb = nbformat.read(released, as_version=4)
-    index = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)}
+    index = {grade_id(c): i for i, c in enumerate(nb.cells)}
     paths = {}
     for mutant in mutants:
         cell = nb.cells[index[mutant.exercise]]
@@ -78,11 +81,13 @@ def _write_notebooks(released: Path, mutants: tuple[Mutant, ...], out: Path) -> 
 def _check_release(assignment: Assignment, released: Path) -> None:
     """The audit mutates the source notebook's cells and grades them in the released solution: they must agree."""
     nb = nbformat.read(released, as_version=4)
-    sources = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c.source for c in nb.cells}
+    sources = {grade_id(c): c.source for c in nb.cells}
     for cell in solution_cells(assignment, source_dir(assignment.id) / assignment.notebook):
         if sources.get(cell.exercise) != cell.released:
-            raise AuditError(f"the released solution's cell {cell.exercise} is not the source cell without its "
-                             f"solution markers; the audit cannot place its mutants")
+            raise AuditError(
+                f"the released solution's cell {cell.exercise} is not the source cell without its "
+                f"solution markers; the audit cannot place its mutants"
+            )
 
 
 def _pool_setup() -> None:
@@ -101,8 +106,9 @@ def _dispatch(specs: list[dict], options: AuditOptions, assignment: Assignment, 
     from grader.batch.dispatch import Workers, grade_all
 
     n = options.workers or os.cpu_count() or 1
-    workers = Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"),
-                                                          initializer=_pool_setup))
+    workers = Workers(
+        make=lambda: cf.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_setup)
+    )
     try:
         for spec, payload in grade_all(specs, workers, run_job, lambda spec: (spec,), window=n + 1):
             payloads[spec["mutant"]] = {"mutant": spec["mutant"], **payload}
@@ -113,14 +119,20 @@ def _dispatch(specs: list[dict], options: AuditOptions, assignment: Assignment, 
 
 
 def _outcome(mutant: Mutant, payload: dict, baseline: dict, triage: Triage) -> MutantOutcome:
-    base = dict(id=mutant.id, exercise=mutant.exercise, operator=mutant.operator, before=mutant.before,
-                after=mutant.after)
+    base = dict(
+        id=mutant.id, exercise=mutant.exercise, operator=mutant.operator, before=mutant.before, after=mutant.after
+    )
     if payload.get("error") or "scores" not in payload:
         return MutantOutcome(**base, error=payload.get("error") or "no result")
     lost = {e: round(baseline[e] - s, 6) for e, s in payload["scores"].items() if s < baseline.get(e, 0) - 1e-9}
-    outcome = MutantOutcome(**base, lost=lost, failed_checks=tuple(payload["failed"]),
-                            passed_checks=tuple(payload["passed"]), selfcheck=SelfCheckVerdict(**payload["selfcheck"]),
-                            equivalent=payload["equivalent"])
+    outcome = MutantOutcome(
+        **base,
+        lost=lost,
+        failed_checks=tuple(payload["failed"]),
+        passed_checks=tuple(payload["passed"]),
+        selfcheck=SelfCheckVerdict(**payload["selfcheck"]),
+        equivalent=payload["equivalent"],
+    )
     accepted = triage.find(mutant.id) if outcome.survived else None
     return MutantOutcome(**{**outcome.__dict__, "accepted": accepted}) if accepted else outcome
 
@@ -131,12 +143,16 @@ def _baseline(payload: dict, assignment: Assignment) -> dict:
     full = {e.id: e.points for e in assignment.exercises if e.kind != "manual"}
     short = [f"{e} ({s:g} of {full[e]:g})" for e, s in payload["scores"].items() if e in full and s < full[e] - 1e-9]
     if short:
-        raise AuditError(f"the solution of {assignment.id} loses points in {', '.join(short)}: fix the solution or "
-                         f"the checks before auditing them")
+        raise AuditError(
+            f"the solution of {assignment.id} loses points in {', '.join(short)}: fix the solution or "
+            f"the checks before auditing them"
+        )
     verdict = payload["selfcheck"]
     if verdict["status"] != "ok":
-        raise AuditError(f"a self-check fails on the solution of {assignment.id} ({verdict['cell']}: "
-                         f"{verdict['message']}): fix it before auditing")
+        raise AuditError(
+            f"a self-check fails on the solution of {assignment.id} ({verdict['cell']}: "
+            f"{verdict['message']}): fix it before auditing"
+        )
     return payload["scores"]
 
 
@@ -147,13 +163,22 @@ def _leaks(assignment: Assignment, solution: Path, folder: Path) -> tuple[str, .
 
     functions = [e.id for e in assignment.exercises if e.kind == "function"]
     graded = {(name, digest) for e in functions for name, digest, _ in _answers(assignment, str(solution), e)}
-    return tuple(sorted({f"the self-checks call {shown}, which the grader checks too"
-                         for name, digest, shown, value in selfcheck_calls(solution, folder, functions)
-                         if (name, digest) in graded and distinctive(value)}))
+    return tuple(
+        sorted(
+            {
+                f"the self-checks call {shown}, which the grader checks too"
+                for name, digest, shown, value in selfcheck_calls(solution, folder, functions)
+                if (name, digest) in graded and distinctive(value)
+            }
+        )
+    )
 
 
-def audit(assignment: str | Assignment, options: AuditOptions = AuditOptions(),
-          progress: Callable[[int, int], None] | None = None) -> AuditReport:
+def audit(
+    assignment: str | Assignment,
+    options: AuditOptions = AuditOptions(),
+    progress: Callable[[int, int], None] | None = None,
+) -> AuditReport:
     """Audit ``assignment`` (an id, or an Assignment object with ``workers=0``); ``progress(done, total)``
     is called as each notebook finishes."""
     if options.backend not in BACKENDS:
@@ -175,21 +200,30 @@ def audit(assignment: str | Assignment, options: AuditOptions = AuditOptions(),
         out.mkdir()
         paths = _write_notebooks(solution, mutants, out)
         specs = [job(SOLUTION, "", solution, folder, target.id, options.backend, options.limits, solution)]
-        specs += [job(m.id, m.exercise, paths[m.id], folder, target.id, options.backend, options.limits, solution)
-                  for m in mutants]
+        specs += [
+            job(m.id, m.exercise, paths[m.id], folder, target.id, options.backend, options.limits, solution)
+            for m in mutants
+        ]
         finished = []
-        payloads = _dispatch(specs, options, target, lambda p: (finished.append(p),
-                                                                 progress and progress(len(finished), len(specs))))
+        payloads = _dispatch(
+            specs, options, target, lambda p: (finished.append(p), progress and progress(len(finished), len(specs)))
+        )
         baseline = _baseline(payloads[SOLUTION], target)
         leaks = _leaks(target, solution, folder) if options.leaks else ()
     outcomes = tuple(_outcome(m, payloads[m.id], baseline, triage) for m in mutants)
     ids = {m.id for m in everything}
     stale = tuple(a for a in triage.accepted if a.mutant not in ids)
-    return AuditReport(assignment=target.id, backend=options.backend, mutants=outcomes,
-                       exercises=summarise(target, outcomes, selfchecked(target)),
-                       floors=triage.floors if isinstance(triage.floors, Floors) else Floors(),
-                       seconds=time.monotonic() - started, sampled=len(mutants) < len(everything),
-                       stale=stale, leaks=leaks)
+    return AuditReport(
+        assignment=target.id,
+        backend=options.backend,
+        mutants=outcomes,
+        exercises=summarise(target, outcomes, selfchecked(target)),
+        floors=triage.floors if isinstance(triage.floors, Floors) else Floors(),
+        seconds=time.monotonic() - started,
+        sampled=len(mutants) < len(everything),
+        stale=stale,
+        leaks=leaks,
+    )
 
 
 def selfchecked(assignment: Assignment) -> set[str]:
@@ -200,5 +234,10 @@ def selfchecked(assignment: Assignment) -> set[str]:
 
     ids = {e.id for e in assignment.exercises}
     nb = nbformat.read(source_dir(assignment.id) / assignment.notebook, as_version=4)
-    return {node.id for cell in nb.cells if is_selfcheck(cell) for node in ast.walk(ast.parse(cell.source))
-            if isinstance(node, ast.Name) and node.id in ids}
+    return {
+        node.id
+        for cell in nb.cells
+        if is_selfcheck(cell)
+        for node in ast.walk(ast.parse(cell.source))
+        if isinstance(node, ast.Name) and node.id in ids
+    }

@@ -7,6 +7,7 @@ In-process, like ``tests/test_selfchecks.py``: the code is the instructor's solu
 a kernel would cost seconds per mutant for the same verdict. Hypothesis does not shrink here: only the
 verdict counts, not the smallest counterexample a student would read.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,7 +26,7 @@ from pathlib import Path
 import nbformat
 
 from grader.jail.execute import fresh_namespace
-from grader.notebook import SELF_CHECK_MARKER, is_test_cell
+from grader.notebook import SELF_CHECK_MARKER, grade_id, is_test_cell
 
 from .model import SelfCheckVerdict
 
@@ -34,13 +35,10 @@ class OutOfTime(BaseException):
     """The time budget ran out (a BaseException, so no ``except Exception`` in the code swallows it)."""
 
 
-def grade_id(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "") or ""
-
-
 def is_selfcheck(cell) -> bool:
-    return cell.cell_type == "code" and (grade_id(cell).startswith("selfcheck_")
-                                         or cell.source.lstrip().startswith(SELF_CHECK_MARKER))
+    return cell.cell_type == "code" and (
+        grade_id(cell).startswith("selfcheck_") or cell.source.lstrip().startswith(SELF_CHECK_MARKER)
+    )
 
 
 def load_selfcheck_module(folder: Path):
@@ -55,7 +53,8 @@ def load_selfcheck_module(folder: Path):
         sys.path.remove(str(folder))
     settings = getattr(module, "_SETTINGS", None)
     if settings is not None:
-        from hypothesis import Phase, settings as Settings
+        from hypothesis import Phase
+        from hypothesis import settings as Settings
 
         module._SETTINGS = Settings(settings, phases=(Phase.explicit, Phase.reuse, Phase.generate))
     return module
@@ -115,8 +114,9 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
 
 
-def run_selfchecks(notebook: Path, module, *, after: str = "", budget_s: float | None = 60.0,
-                   wrap=None) -> SelfCheckVerdict:
+def run_selfchecks(
+    notebook: Path, module, *, after: str = "", budget_s: float | None = 60.0, wrap=None
+) -> SelfCheckVerdict:
     """Run the notebook's cells in order and its self-check cells that come after the cell ``after``
     (all of them when it is empty: earlier ones ran before that cell existed); the first that fails is the
     verdict. ``wrap(namespace, selfcheck)``, when given, is called before each cell runs, ``selfcheck`` telling
@@ -128,8 +128,12 @@ def run_selfchecks(notebook: Path, module, *, after: str = "", budget_s: float |
     sys.modules["selfcheck"] = module
     sink = io.StringIO()
     try:
-        with time_budget(budget_s), warnings.catch_warnings(), contextlib.redirect_stdout(sink), \
-                contextlib.redirect_stderr(sink):
+        with (
+            time_budget(budget_s),
+            warnings.catch_warnings(),
+            contextlib.redirect_stdout(sink),
+            contextlib.redirect_stderr(sink),
+        ):
             warnings.simplefilter("ignore")
             for cell in nb.cells:
                 if cell.cell_type != "code":

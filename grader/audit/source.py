@@ -1,6 +1,7 @@
 """A cell's source as the mutation operators see it: its AST, where each node sits in the text, and edits
 that replace one span of the text, so a mutant is the solution with one small piece changed and the rest
 of the cell byte for byte (its diff is the line it touched, not a reformatted cell)."""
+
 from __future__ import annotations
 
 import ast
@@ -9,8 +10,20 @@ from dataclasses import dataclass
 from typing import Iterator
 
 # Expressions whose text can stand anywhere an expression can, without parentheses.
-_ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Dict, ast.Set,
-          ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp)
+_ATOMS = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Call,
+    ast.Subscript,
+    ast.List,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.DictComp,
+    ast.SetComp,
+    ast.GeneratorExp,
+)
 # Parents in which a replaced operand needs parentheses when it is not an atom.
 _BINDING = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Attribute, ast.Subscript, ast.Await, ast.Starred)
 
@@ -18,6 +31,7 @@ _BINDING = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Attribute, ast.
 @dataclass(frozen=True)
 class Edit:
     """Replace ``text[start:end]`` (character offsets in the cell) with ``new``."""
+
     start: int
     end: int
     new: str
@@ -104,5 +118,5 @@ class CellSource:
 def apply(text: str, edits: tuple[Edit, ...]) -> str:
     """The text with every edit made (they must not overlap)."""
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[:edit.start] + edit.new + text[edit.end:]
+        text = text[: edit.start] + edit.new + text[edit.end :]
     return text

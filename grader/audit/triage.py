@@ -2,6 +2,7 @@
 in git beside the course and never released: it lists where the checks are weak): the floors CI holds the
 audit to, and the surviving mutants an instructor accepted, each with the reason and the change it was
 accepted for. ``seqgrade audit ASSIGNMENT --accept MUTANT --reason TEXT`` adds to it."""
+
 from __future__ import annotations
 
 import difflib
@@ -27,8 +28,12 @@ class Triage:
         return next((a for a in self.accepted if a.mutant == mutant), None)
 
     def to_json(self) -> str:
-        data = {"version": TRIAGE_SCHEMA_VERSION, "assignment": self.assignment, "floors": asdict(self.floors),
-                "accepted": [asdict(a) for a in sorted(self.accepted, key=lambda a: a.mutant)]}
+        data = {
+            "version": TRIAGE_SCHEMA_VERSION,
+            "assignment": self.assignment,
+            "floors": asdict(self.floors),
+            "accepted": [asdict(a) for a in sorted(self.accepted, key=lambda a: a.mutant)],
+        }
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -44,8 +49,10 @@ def read_triage(assignment: str, path: Path | None = None) -> Triage:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != TRIAGE_SCHEMA_VERSION:
-            raise AuditError(f"{path}: triage file version {data.get('version')!r}; this seqgrade reads version "
-                             f"{TRIAGE_SCHEMA_VERSION}")
+            raise AuditError(
+                f"{path}: triage file version {data.get('version')!r}; this seqgrade reads version "
+                f"{TRIAGE_SCHEMA_VERSION}"
+            )
         if data.get("assignment") != assignment:
             raise AuditError(f"{path} is the triage file of {data.get('assignment')!r}, not {assignment!r}")
         floors = Floors(**data.get("floors", {}))

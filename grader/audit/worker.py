@@ -2,6 +2,7 @@
 the batch's worker, or in this process), run its self-checks, and for a survivor compare its answers with
 the solution's. Jobs and payloads are plain versioned dicts, so a process pool or a Dask cluster can carry
 them; each worker process keeps its grader, its self-check module and the solution's answers."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,11 +21,27 @@ _MODULES: dict[str, object] = {}  # release folder -> its selfcheck module
 _ANSWERS: dict[tuple[str, str], list] = {}  # (solution notebook, exercise) -> what the solution answered
 
 
-def job(mutant: str, exercise: str, notebook: Path, folder: Path, assignment: str, backend: str,
-        limits: Limits, solution: Path) -> dict:
-    return {"version": AUDIT_SCHEMA_VERSION, "mutant": mutant, "exercise": exercise, "notebook": str(notebook),
-            "folder": str(folder), "assignment": assignment, "backend": backend, "limits": limits,
-            "solution": str(solution)}
+def job(
+    mutant: str,
+    exercise: str,
+    notebook: Path,
+    folder: Path,
+    assignment: str,
+    backend: str,
+    limits: Limits,
+    solution: Path,
+) -> dict:
+    return {
+        "version": AUDIT_SCHEMA_VERSION,
+        "mutant": mutant,
+        "exercise": exercise,
+        "notebook": str(notebook),
+        "folder": str(folder),
+        "assignment": assignment,
+        "backend": backend,
+        "limits": limits,
+        "solution": str(solution),
+    }
 
 
 def _assignment(name: str, given):
@@ -52,8 +69,14 @@ def _in_process(assignment, notebook: str, record: str = ""):
         judge_exercise(assignment.exercise(record), recorder, explain, graded)
         return None, recorder.calls
     exercises = grade_exercises(assignment, student, explain)
-    return NotebookResult(assignment=assignment.id, notebook=Path(notebook).name, status="graded", exercises=exercises,
-                          max_score=assignment.max_score, cells=tuple(reports)), None
+    return NotebookResult(
+        assignment=assignment.id,
+        notebook=Path(notebook).name,
+        status="graded",
+        exercises=exercises,
+        max_score=assignment.max_score,
+        cells=tuple(reports),
+    ), None
 
 
 def _grade(spec: dict, assignment) -> dict:
@@ -96,11 +119,16 @@ def _run(spec: dict, assignment) -> dict:
     run = run_selfchecks_apart if spec["backend"] == "sandbox" else run_selfchecks
     verdict = run(Path(spec["notebook"]), _MODULES[folder], after=after, budget_s=SELFCHECK_BUDGET_S)
     exercise = {e["id"]: e for e in result["exercises"]}.get(spec["exercise"])
-    payload = {"version": AUDIT_SCHEMA_VERSION, "mutant": spec["mutant"], "error": "", "scores": _scores(result),
-               "failed": [c["name"] for c in exercise["checks"] if c["status"] != "passed"] if exercise else [],
-               "passed": [c["name"] for c in exercise["checks"] if c["status"] == "passed"] if exercise else [],
-               "selfcheck": {"status": verdict.status, "cell": verdict.cell, "message": verdict.message},
-               "equivalent": None}
+    payload = {
+        "version": AUDIT_SCHEMA_VERSION,
+        "mutant": spec["mutant"],
+        "error": "",
+        "scores": _scores(result),
+        "failed": [c["name"] for c in exercise["checks"] if c["status"] != "passed"] if exercise else [],
+        "passed": [c["name"] for c in exercise["checks"] if c["status"] == "passed"] if exercise else [],
+        "selfcheck": {"status": verdict.status, "cell": verdict.cell, "message": verdict.message},
+        "equivalent": None,
+    }
     if exercise and spec["mutant"] != SOLUTION and exercise["score"] >= exercise["max_score"] - 1e-9:
         key = (spec["solution"], spec["exercise"])
         if key not in _ANSWERS:

@@ -8,6 +8,7 @@ module is imported here from the package's own folder under a package name of ou
 package's relative imports stay inside that name (the package's real name is never half-imported).
 Where the package itself was imported already, its own module is used.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -7,6 +7,7 @@ imports only Pygments, numpy, markupsafe and copydetect's winnowing (``.winnow``
 imported without it (grader.batch.bare_import): the same files, and copydetect's own ``__init__`` never
 runs. Where copydetect was imported already, its module is used.
 """
+
 from __future__ import annotations
 
 from types import ModuleType

@@ -9,6 +9,7 @@ neutralised, even one that happens to read ``-1.5``. ``unquoted`` undoes it for 
 (a TA's score file saved from the export), so a round trip gives back the same text, except for text
 that itself starts with ``'`` and a formula character, whose quote reads as ours.
 """
+
 from __future__ import annotations
 
 import csv

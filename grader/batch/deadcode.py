@@ -20,12 +20,37 @@ Dead here, in any block (a module, a function, a loop or branch body, a handler)
 The code is parsed, never run. Text that does not parse (a cell magic, a syntax error) is first tried
 with its IPython lines (``%...``, ``!...``) blanked, and otherwise fingerprinted as it is.
 """
+
 from __future__ import annotations
 
 import ast
 
-PURE = frozenset({"abs", "bool", "dict", "float", "hash", "id", "int", "isinstance", "len", "list", "max", "min",
-                  "print", "range", "repr", "round", "set", "sorted", "str", "sum", "tuple", "type"})
+PURE = frozenset(
+    {
+        "abs",
+        "bool",
+        "dict",
+        "float",
+        "hash",
+        "id",
+        "int",
+        "isinstance",
+        "len",
+        "list",
+        "max",
+        "min",
+        "print",
+        "range",
+        "repr",
+        "round",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "type",
+    }
+)
 DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})  # a function that calls these may read any local
 ENDS_BLOCK = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 MAX_ROUNDS = 10  # a store dies once what read it has died; chains longer than this are not followed
@@ -44,12 +69,17 @@ def blank_dead(code: str) -> str:
 
 
 def _without_magics(code: str) -> str:
-    return "".join(" " * len(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")):]
-                   if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines(keepends=True))
+    return "".join(
+        " " * len(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
+        if line.lstrip().startswith(("%", "!"))
+        else line
+        for line in code.splitlines(keepends=True)
+    )
 
 
 def _blocks(tree: ast.AST):
     """Every statement list of the tree, with the function or module it belongs to."""
+
     def walk(node, scope):
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             block = getattr(node, field, None)
@@ -58,6 +88,7 @@ def _blocks(tree: ast.AST):
             for child in block if isinstance(block, list) else ():
                 inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else scope
                 yield from walk(child, inner)
+
     yield from walk(tree, tree)
 
 
@@ -83,14 +114,20 @@ def _dead(tree: ast.AST) -> list[ast.stmt]:
     for block, _ in blocks:
         ended = False
         for stmt in block:
-            if ended or (isinstance(stmt, ast.Expr) and _calls_only_pure(stmt.value)) \
-                    or (isinstance(stmt, ast.Pass) and len(block) > 1):
+            if (
+                ended
+                or (isinstance(stmt, ast.Expr) and _calls_only_pure(stmt.value))
+                or (isinstance(stmt, ast.Pass) and len(block) > 1)
+            ):
                 kill(stmt)
             ended = ended or isinstance(stmt, ENDS_BLOCK)
     for _ in range(MAX_ROUNDS):
         before = len(dead)
-        read = {id(scope): _loads(scope, dead) for scope in {id(s): s for _, s in blocks}.values()
-                if not isinstance(scope, ast.ClassDef)}
+        read = {
+            id(scope): _loads(scope, dead)
+            for scope in {id(s): s for _, s in blocks}.values()
+            if not isinstance(scope, ast.ClassDef)
+        }
         for block, scope in blocks:
             names = None if isinstance(scope, ast.ClassDef) else read[id(scope)]  # class attributes are read as such
             for stmt in block:
@@ -152,6 +189,7 @@ def _span(text: str, node: ast.stmt) -> tuple[int, int]:
     def at(lineno: int, col: int) -> int:
         line = lines[lineno - 1] if lineno - 1 < len(lines) else ""
         return starts[lineno - 1] + len(line.encode("utf-8", "surrogatepass")[:col].decode("utf-8", "ignore"))
+
     start, end = at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset)
     before, rest = text[:start].rsplit("\n", 1)[-1], text[end:].split("\n", 1)[0]
     if rest.strip().startswith(";"):  # ``_ = 0; x = 1`` and ``x = 1; _ = 0``: the separator goes with it

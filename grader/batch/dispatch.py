@@ -13,6 +13,7 @@ signal), a local process pool fails every notebook it still held, most of them i
 Any ``concurrent.futures.Executor`` works: a Dask cluster's executor reschedules a dead worker's tasks
 itself and reports a task that keeps killing workers as an error, which lands here the same way.
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -72,8 +73,9 @@ def _failure(future: cf.Future) -> BaseException | None:
         return exc
 
 
-def grade_all(jobs: Sequence[Job], workers: Workers, fn: Callable, args: Callable[[Job], tuple], *,
-              window: int) -> Iterator[tuple[Job, dict]]:
+def grade_all(
+    jobs: Sequence[Job], workers: Workers, fn: Callable, args: Callable[[Job], tuple], *, window: int
+) -> Iterator[tuple[Job, dict]]:
     """Start grading ``jobs`` now and yield ``(job, payload)`` for each as it finishes, where ``payload`` is
     what ``fn(*args(job))`` returned, or ``{"result": None, "error": ...}`` when its worker died even when
     it was graded alone. The first ``window`` jobs are submitted by a thread of their own (starting a pool's

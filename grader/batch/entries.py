@@ -6,10 +6,12 @@ unpacked to ``<workdir>/<entry number>/<its file name>``, shortened when over 25
 a file and a folder of one name, repeated names, ``..`` and absolute names cannot clash or escape; other
 files are listed, not unpacked. Names without zip's UTF-8 flag are read as UTF-8 where they are valid,
 else as cp437. An entry that cannot be unpacked (corrupt data, encrypted, a symbolic link, a notebook
-over ``MAX_NOTEBOOK_BYTES``) is its student's problem (``Entry.problem``). The whole archive is refused
+over ``MAX_NOTEBOOK_BYTES``) is its student's problem (``Entry.problem``), and so is a symbolic link (or
+anything but a plain file) in a folder: it is never read, as in an archive. The whole archive is refused
 (``ArchiveError``) only when it is not a readable zip, holds more than ``MAX_ZIP_FILES`` entries, or its
 notebooks add up to more than ``MAX_ZIP_BYTES`` unpacked.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -23,15 +25,20 @@ from pathlib import Path, PurePosixPath
 from grader.errors import ArchiveError
 from grader.notebook import MAX_NOTEBOOK_BYTES
 
-MAX_ZIP_BYTES = 4 * 2**30  # the notebooks of one archive, unpacked (sizes from the zip's directory, which zipfile enforces)
+MAX_ZIP_BYTES = (
+    4 * 2**30
+)  # the notebooks of one archive, unpacked (sizes from the zip's directory, which zipfile enforces)
 MAX_ZIP_FILES = 20_000
 METADATA = "submission_metadata.yml"  # Gradescope's list of submissions: unpacked beside the notebooks
 NAME_BYTES = 255  # the longest file name Linux and macOS file systems take
+FILE_LINK = "the file is a symbolic link, not a file: only a notebook handed in as a file is graded"
+FOLDER_LINK = "a symbolic link to a folder, not followed"
 
 
 @dataclass(frozen=True)
 class Entry:
     """One file of the input."""
+
     parts: tuple[str, ...]  # its name in the input, split at "/"
     path: Path | None = None  # where its bytes are; None when not unpacked
     problem: str = ""  # why it could not be unpacked
@@ -53,21 +60,31 @@ def _readable(name: str) -> str:
 
 
 def folder_entries(root: Path) -> list[Entry]:
-    """Every file under ``root`` (hidden files and folders left out; links to folders not followed)."""
+    """Every file under ``root`` (hidden files and folders left out). A symbolic link, to a file or a folder, and
+    anything else that is not a plain file (a pipe, a device) is listed with its problem and never read: a
+    notebook in an export is the student's own file, not a link to a classmate's or to a solution elsewhere."""
     entries = []
     for folder, dirs, files in os.walk(root):  # symbolic links to folders are not followed
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
         rel = Path(folder).relative_to(root).parts
-        entries += [Entry(tuple(_readable(p) for p in (*rel, f)), Path(folder, f), time=_mtime(Path(folder, f)))
-                    for f in files if not f.startswith(".")]
+        linked = [d for d in dirs if not d.startswith(".") and os.path.islink(os.path.join(folder, d))]
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in linked]
+        entries += [Entry(tuple(_readable(p) for p in (*rel, d)), problem=FOLDER_LINK) for d in linked]
+        entries += [_file_entry(Path(folder, f), tuple(_readable(p) for p in (*rel, f))) for f in files if f[0] != "."]
     return entries
 
 
-def _mtime(path: Path) -> str:
+def _file_entry(path: Path, parts: tuple[str, ...]) -> Entry:
+    """A file of a folder input: its path and time, or (for a link or anything but a plain file) its problem."""
     try:
-        return datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc).isoformat()
-    except OSError:
-        return ""
+        st = path.lstat()
+    except OSError as exc:
+        return Entry(parts, problem=f"the file could not be read: {exc.strerror or exc}")
+    time = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).isoformat()
+    if stat.S_ISLNK(st.st_mode):
+        return Entry(parts, problem=FILE_LINK, time=time)
+    if not stat.S_ISREG(st.st_mode):
+        return Entry(parts, problem="the file is not a plain file (a pipe, a socket or a device)", time=time)
+    return Entry(parts, path, time=time)
 
 
 def _zip_time(info: zipfile.ZipInfo) -> str:
@@ -93,7 +110,7 @@ def _file_name(name: str) -> str:
     if len(raw) <= NAME_BYTES:
         return name
     suffix = PurePosixPath(name).suffix.encode("utf-8")[:16]
-    return raw[:NAME_BYTES - len(suffix)].decode("utf-8", "ignore") + suffix.decode("utf-8", "ignore")
+    return raw[: NAME_BYTES - len(suffix)].decode("utf-8", "ignore") + suffix.decode("utf-8", "ignore")
 
 
 def _unpack(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path) -> str:
@@ -101,8 +118,10 @@ def _unpack(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path) -> str:
     if stat.S_ISLNK(info.external_attr >> 16):
         return "the archive entry is a symbolic link, not a file"
     if info.file_size > MAX_NOTEBOOK_BYTES:
-        return (f"the archive entry is {info.file_size / 2**20:.0f} MB unpacked; notebooks over "
-                f"{MAX_NOTEBOOK_BYTES // 2**20} MB are not graded")
+        return (
+            f"the archive entry is {info.file_size / 2**20:.0f} MB unpacked; notebooks over "
+            f"{MAX_NOTEBOOK_BYTES // 2**20} MB are not graded"
+        )
     try:
         dest.parent.mkdir(parents=True)
         with zf.open(info) as src, open(dest, "wb") as out:
@@ -118,23 +137,37 @@ def zip_entries(zip_path: Path, target: Path) -> list[Entry]:
     folder of its own (ArchiveError when the archive itself is refused)."""
     try:
         zf = zipfile.ZipFile(zip_path)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:  # the last: "zip file version"
+    except (
+        zipfile.BadZipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+    ) as exc:  # the last: "zip file version"
         raise ArchiveError(f"{zip_path} is not a readable zip file ({exc})") from None
     with zf:
         infos = zf.infolist()
         if len(infos) > MAX_ZIP_FILES:
-            raise ArchiveError(f"{zip_path} holds {len(infos)} entries, over the {MAX_ZIP_FILES} seqgrade unpacks; "
-                               "unpack it yourself and pass the folder")
+            raise ArchiveError(
+                f"{zip_path} holds {len(infos)} entries, over the {MAX_ZIP_FILES} seqgrade unpacks; "
+                "unpack it yourself and pass the folder"
+            )
         listed = []
         for order, info in enumerate(infos):
             parts = _archive_parts(info)
             if parts and not info.is_dir() and parts[0] != "__MACOSX" and not any(p.startswith(".") for p in parts):
                 listed.append((order, info, parts))
-        wanted = [(order, info, parts) for order, info, parts in listed if parts[-1].endswith(".ipynb") or parts[-1] == METADATA]
+        wanted = [
+            (order, info, parts)
+            for order, info, parts in listed
+            if parts[-1].endswith(".ipynb") or parts[-1] == METADATA
+        ]
         total = sum(info.file_size for _, info, _ in wanted if info.file_size <= MAX_NOTEBOOK_BYTES)
         if total > MAX_ZIP_BYTES:
-            raise ArchiveError(f"the notebooks in {zip_path} add up to {total / 2**30:.1f} GiB unpacked, over the "
-                               f"{MAX_ZIP_BYTES // 2**30} GiB seqgrade unpacks; unpack it yourself and pass the folder")
+            raise ArchiveError(
+                f"the notebooks in {zip_path} add up to {total / 2**30:.1f} GiB unpacked, over the "
+                f"{MAX_ZIP_BYTES // 2**30} GiB seqgrade unpacks; unpack it yourself and pass the folder"
+            )
         entries = {order: Entry(parts, order=order, time=_zip_time(info)) for order, info, parts in listed}
         for order, info, parts in wanted:
             dest = target / f"{order:06d}" / _file_name(parts[-1])

@@ -6,6 +6,7 @@ override to the code it was made on).
 All are read in the trusted process from the parsed JSON only (``grader.notebook.read_notebook``);
 nothing in the notebook is executed or imported.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,7 +19,7 @@ from grader.assignments.registry import Assignment
 from grader.course import ASSIGNMENTS_ROOT
 from grader.errors import InvalidNotebook, SeqgradeError
 from grader.fsutil import cache_folder, write_atomic
-from grader.notebook import is_test_cell, read_notebook
+from grader.notebook import cell_source, grade_id, is_solution, is_test_cell, read_notebook
 
 MAX_ANSWER_CHARS = 20_000  # an answer longer than this is cut (and says so) in the exported pages
 
@@ -38,20 +39,6 @@ class NotebookFacts:
 
 def code_digest(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _text(cell: dict) -> str:
-    source = cell.get("source", "")
-    if isinstance(source, list):
-        source = "".join(s for s in source if isinstance(s, str))
-    return source if isinstance(source, str) else ""
-
-
-def _grade_id(cell: dict) -> str:
-    meta = cell.get("metadata")
-    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
-    grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-    return grade_id if isinstance(grade_id, str) else ""
 
 
 def _normal(source: str) -> str:
@@ -91,8 +78,7 @@ def released(assignment_id: str, notebook: str) -> tuple[ReleasedCell, ...]:
     from grader.course.release import STUDENT_STEPS, convert
 
     nb = convert(nbformat.read(source, as_version=4), STUDENT_STEPS)  # the very file the cache's name was made from
-    cells = tuple(ReleasedCell(c.cell_type, c.source, _grade_id(c), bool(c.get("metadata", {}).get("nbgrader", {}).get("solution")))
-                  for c in nb.cells)
+    cells = tuple(ReleasedCell(c.cell_type, c.source, grade_id(c), is_solution(c)) for c in nb.cells)
     if where is not None:
         try:
             write_atomic(where, json.dumps({"cells": [asdict(c) for c in cells]}))
@@ -130,7 +116,9 @@ def released_answers(assignment: Assignment) -> dict[str, str]:
     return {q: _normal("\n\n".join(c.source for c in cells if c.grade_id == q)) for q in questions}
 
 
-def unanswered(answers: dict[str, str], assignment: Assignment, present: frozenset[str] | set[str] = frozenset()) -> tuple[str, ...]:
+def unanswered(
+    answers: dict[str, str], assignment: Assignment, present: frozenset[str] | set[str] = frozenset()
+) -> tuple[str, ...]:
     """The manual questions with nothing for staff to grade: the answer cell is exactly as released, or it is
     there (``present``: the questions whose answer cell the notebook holds) and holds nothing but white space.
     A question whose answer cell is gone waits for staff: the answer may be in another cell."""
@@ -138,16 +126,19 @@ def unanswered(answers: dict[str, str], assignment: Assignment, present: frozens
         given = released_answers(assignment)
     except (OSError, SeqgradeError):  # the assignment's source is not at hand: every answer waits for staff
         return ()
-    return tuple(q for q, text in sorted(answers.items())
-                 if q in given and (given[q] and _normal(text) == given[q] or q in present and not _normal(text)))
+    return tuple(
+        q
+        for q, text in sorted(answers.items())
+        if q in given and (given[q] and _normal(text) == given[q] or q in present and not _normal(text))
+    )
 
 
 def is_release_identical(cells: list, assignment: Assignment) -> bool:
     """True when every released stub is still there unchanged and no code cell was added or edited:
     the student handed back what they were given (metadata, outputs and cell order do not matter)."""
     stubs, code = released_cells(assignment.id, assignment.notebook)
-    sources = {_normal(_text(c)) for c in cells if isinstance(c, dict)}
-    own_code = {_normal(_text(c)) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"} - {""}
+    sources = {_normal(cell_source(c)) for c in cells if isinstance(c, dict)}
+    own_code = {_normal(cell_source(c)) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"} - {""}
     return bool(stubs) and stubs <= sources and own_code <= code
 
 
@@ -155,8 +146,8 @@ def answer_cells(cells: list, assignment: Assignment) -> dict[str, list[str]]:
     """Each manual question's answer cells, found by their nbgrader grade_id: their texts in order (none: [])."""
     found: dict[str, list[str]] = {e.id: [] for e in assignment.exercises if e.kind == "manual"}
     for cell in cells:
-        if isinstance(cell, dict) and _grade_id(cell) in found:
-            found[_grade_id(cell)].append(_text(cell))
+        if isinstance(cell, dict) and grade_id(cell) in found:
+            found[grade_id(cell)].append(cell_source(cell))
     return found
 
 
@@ -174,8 +165,11 @@ def manual_answers(found: dict[str, list[str]]) -> dict[str, str]:
 
 def student_code(cells: list) -> str:
     """The code a student wrote or kept: the notebook's code cells in order, test cells left out."""
-    return "\n".join(_text(c).rstrip() + "\n" for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
-                     and not is_test_cell(c) and _text(c).strip())
+    return "\n".join(
+        cell_source(c).rstrip() + "\n"
+        for c in cells
+        if isinstance(c, dict) and c.get("cell_type") == "code" and not is_test_cell(c) and cell_source(c).strip()
+    )
 
 
 def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
@@ -192,5 +186,9 @@ def read_facts(path: str, assignment: Assignment) -> NotebookFacts:
     found = answer_cells(cells, assignment)
     answers = manual_answers(found)
     present = {q for q, texts in found.items() if texts}
-    return NotebookFacts(answers=answers, release_identical=identical, code=student_code(cells),
-                         unanswered=unanswered(answers, assignment, present))
+    return NotebookFacts(
+        answers=answers,
+        release_identical=identical,
+        code=student_code(cells),
+        unanswered=unanswered(answers, assignment, present),
+    )

@@ -12,6 +12,7 @@ No plain id contains ``~``, so the two forms never meet; two plain ids differ as
 ids share a stem only if 64 bits of SHA-256 collide. Every stem is lowercase ASCII of at most 64
 characters, so it names a file on any file system, case-insensitive ones included.
 """
+
 from __future__ import annotations
 
 import hashlib

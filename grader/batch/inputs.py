@@ -16,13 +16,14 @@ Submission times (for a late policy): a Canvas export's file times (the zip entr
 zone), Gradescope's ``:created_at``; a folder's (or other zip's) file times only when asked
 (``file_times``), since copying files changes them.
 
-Duplicate rule: one notebook per student id. When several are found, the newest counts: the highest
-Canvas submission id, the latest Gradescope ``:created_at``; elsewhere the path that sorts last (of two
-archive entries with one name, the later). The others are reported, not graded.
+Several notebooks of one student: one is graded, by the rule of grader.batch.choice (the latest submission, one
+that can be read, the assignment's notebook name, then the newest); the others are reported, and the student's
+row names the one graded and the ones left out (``Job.chosen``).
 
-Archives are read by grader.batch.entries; an entry that could not be unpacked is its student's problem
-(``Discovery.unreadable``), listed as skipped too.
+Archives and folders are read by grader.batch.entries; an entry that could not be unpacked, or a file in a folder
+that is a symbolic link, is its student's problem (``Discovery.unreadable``), listed as skipped too.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -34,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.errors import UsageError
 
+from .choice import choose, duplicate_reason
 from .entries import METADATA, Entry, folder_entries, zip_entries
 from .late import ARCHIVE_TIME
 from .record import NO_FILES
@@ -53,11 +55,13 @@ class Job:
     problem: str = ""  # why the notebook could not be unpacked or read ("" for one to grade)
     submitted: str = ""  # ISO 8601 time of the submission, as the export gives it ("" when unknown)
     submitted_from: str = ""  # where that time comes from, in words
+    chosen: str = ""  # which of the student's several notebooks is graded and which are not ("" for one)
 
 
 @dataclass(frozen=True)
 class Person:
     """Who a submission belongs to, as the LMS export says."""
+
     student: str
     name: str = ""
     email: str = ""
@@ -91,10 +95,12 @@ class Discovery:
 class Candidate:
     person: Person
     entry: Entry
-    rank: tuple  # of one student's candidates, the highest is graded
+    rank: tuple  # of the submission it comes from: of one student's, the highest counts (grader.batch.choice)
     late: bool = False
     submitted: str = ""
     submitted_from: str = ""
+    shown: str = ""  # its name as the student gave it
+    canvas_number: tuple = ()  # (the number Canvas gives the file,), on Canvas
 
 
 def _when(value) -> datetime.datetime | None:
@@ -118,8 +124,11 @@ def submission_folder(e: Entry) -> str | None:
 def _metadata_entry(entries: list[Entry]) -> Entry | None:
     """The export's submission_metadata.yml: the shallowest one at its top, never one inside a submission (a
     student's upload must not rename the class)."""
-    found = [e for e in entries if e.name == METADATA and e.path is not None and len(e.parts) <= TOP_PARTS
-             and submission_folder(e) is None]
+    found = [
+        e
+        for e in entries
+        if e.name == METADATA and e.path is not None and len(e.parts) <= TOP_PARTS and submission_folder(e) is None
+    ]
     return min(found, key=lambda e: (len(e.parts), e.parts, e.order), default=None)
 
 
@@ -147,15 +156,21 @@ def _gradescope_people(data) -> dict[str, tuple[list[Person], datetime.datetime 
         for s in entry.get(":submitters") or entry.get("submitters") or []:  # a group submission has several
             if isinstance(s, dict):
                 email = str(s.get(":email") or s.get("email") or "")
-                people.append(Person(student=str(s.get(":sid") or s.get("sid") or email or folder),
-                                     name=str(s.get(":name") or s.get("name") or ""), email=email))
+                people.append(
+                    Person(
+                        student=str(s.get(":sid") or s.get("sid") or email or folder),
+                        name=str(s.get(":name") or s.get("name") or ""),
+                        email=email,
+                    )
+                )
         created = entry.get(":created_at") or entry.get("created_at")
         found[str(folder)] = (people or [Person(str(folder))], _when(created), "" if created is None else str(created))
     return found
 
 
-def _candidates(entries: list[Entry], assignment: str, gradescope: dict,
-                file_times: bool = False) -> tuple[str, list[Candidate]]:
+def _candidates(
+    entries: list[Entry], assignment: str, gradescope: dict, file_times: bool = False
+) -> tuple[str, list[Candidate]]:
     """(layout, a candidate for every notebook found and every student it belongs to); ``gradescope``: the
     submitters Gradescope's metadata names (``_gradescope_people``); ``file_times``: a folder's notebooks carry
     their file times as submission times."""
@@ -169,24 +184,39 @@ def _candidates(entries: list[Entry], assignment: str, gradescope: dict,
             folder = submission_folder(e)
             if folder:
                 people, when, written = gradescope.get(folder, ([Person(folder)], None, ""))
-                rank = (when.timestamp() if when else float("-inf"), e.parts, e.order)
+                rank = (when.timestamp() if when else float("-inf"),)
                 # a time that cannot be read is kept as written: the late policy says so on the row
                 stamp = (when.isoformat() if when else written, "Gradescope created_at") if when or written else own(e)
-                found += [Candidate(person, e, rank, False, *stamp) for person in people]
+                found += [Candidate(person, e, rank, False, *stamp, shown=e.name) for person in people]
         return "gradescope", found
     base = ("submitted",) if any(len(e.parts) > 1 and e.parts[0] == "submitted" for e in entries) else ()
-    nbgrader = [e for e in notebooks if len(e.parts) == len(base) + 3 and e.parts[:len(base)] == base
-                and e.parts[len(base) + 1] == assignment]
+    nbgrader = [
+        e
+        for e in notebooks
+        if len(e.parts) == len(base) + 3 and e.parts[: len(base)] == base and e.parts[len(base) + 1] == assignment
+    ]
     if nbgrader and not all(canvas_named):  # every notebook named by Canvas: a Canvas export, however deep
-        return "nbgrader", [Candidate(Person(e.parts[len(base)]), e, (e.parts, e.order), False, *own(e)) for e in nbgrader]
+        return "nbgrader", [
+            Candidate(Person(e.parts[len(base)]), e, (), False, *own(e), shown=e.name) for e in nbgrader
+        ]
     found = []
     for e in notebooks:
         m = CANVAS.match(e.name)
         if m:
-            found.append(Candidate(Person(m["user"], name=m["name"]), e, (int(m["sub"]), e.parts, e.order), bool(m["late"]),
-                                   e.time, ARCHIVE_TIME if e.time else ""))
+            found.append(
+                Candidate(
+                    Person(m["user"], name=m["name"]),
+                    e,
+                    (),
+                    bool(m["late"]),
+                    e.time,
+                    ARCHIVE_TIME if e.time else "",
+                    shown=m["orig"],
+                    canvas_number=(int(m["sub"]),),
+                )
+            )
         else:
-            found.append(Candidate(Person(PurePosixPath(e.name).stem), e, (0, e.parts, e.order), False, *own(e)))
+            found.append(Candidate(Person(PurePosixPath(e.name).stem), e, (), False, *own(e), shown=e.name))
     return "canvas" if any(CANVAS.match(c.entry.name) for c in found) else "folder", found
 
 
@@ -197,7 +227,9 @@ def _canvas_without_notebook(result: Discovery, named: set[str]) -> None:
         if m and why.startswith("not a notebook") and m["user"] not in named:
             files = result.not_notebooks.get(m["user"])
             result.not_notebooks[m["user"]] = f"{files}, {m['orig']}" if files else m["orig"]
-            result.without_notebook.setdefault(m["user"], Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"]))
+            result.without_notebook.setdefault(
+                m["user"], Job(student=m["user"], path=rel, late=bool(m["late"]), name=m["name"])
+            )
 
 
 def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named: set[str], people: dict) -> None:
@@ -223,29 +255,51 @@ def _gradescope_without_notebook(result: Discovery, entries: list[Entry], named:
 
 def _submitter_job(who: Person, path: str, when: datetime.datetime | None, written: str) -> Job:
     """The row's Job of a Gradescope submitter who handed in no notebook (``path``: a file, or the folder)."""
-    return Job(student=who.student, path=path, name=who.name, email=who.email,
-               submitted=when.isoformat() if when else written, submitted_from="Gradescope created_at" if when or written else "")
+    return Job(
+        student=who.student,
+        path=path,
+        name=who.name,
+        email=who.email,
+        submitted=when.isoformat() if when else written,
+        submitted_from="Gradescope created_at" if when or written else "",
+    )
 
 
-def _choose(result: Discovery, found: list[Candidate]) -> None:
-    """One job per student id: the highest-ranked candidate (an unreadable one makes the student's row invalid)."""
+def _choose(result: Discovery, found: list[Candidate], notebook: str) -> None:
+    """One job per student id: the candidate grader.batch.choice chooses (an unreadable one makes the student's
+    row invalid); ``notebook``: the assignment's notebook name."""
     by_student: dict[str, list[Candidate]] = {}
     for c in found:
         by_student.setdefault(c.person.student, []).append(c)
     for student in sorted(by_student):
-        ranked = sorted(by_student[student], key=lambda c: c.rank)
-        best = ranked[-1]
-        for other in ranked[:-1]:
-            instead = ("a later archive entry of the same name" if other.entry.rel == best.entry.rel else best.entry.rel)
-            result.skipped.append((other.entry.rel, f"duplicate for student {student}; graded {instead} instead"))
+        choice = choose(by_student[student], notebook)
+        best = choice.best
+        for other, why in choice.ignored:
+            result.skipped.append((other.entry.rel, duplicate_reason(student, best, other, why)))
         e, who = best.entry, best.person
-        job = Job(student=student, path=str(e.path) if e.path else e.rel, late=best.late, name=who.name, email=who.email,
-                  problem=e.problem, submitted=best.submitted, submitted_from=best.submitted_from)
+        job = Job(
+            student=student,
+            path=str(e.path) if e.path else e.rel,
+            late=best.late,
+            name=who.name,
+            email=who.email,
+            problem=e.problem,
+            submitted=best.submitted,
+            submitted_from=best.submitted_from,
+            chosen=choice.note,
+        )
         if e.problem:
             result.unreadable.append(job)
             result.skipped.append((e.rel, e.problem))
         else:
             result.jobs.append(job)
+
+
+def _notebook_name(assignment: str) -> str:
+    """The notebook name ``assignment`` releases ("" for an assignment the registry does not know)."""
+    from grader.assignments.registry import ASSIGNMENTS, get_outline
+
+    return get_outline(assignment).notebook if assignment in ASSIGNMENTS else ""
 
 
 def discover(submissions: str | Path, assignment: str, *, file_times: bool = False) -> Discovery:
@@ -268,17 +322,28 @@ def discover(submissions: str | Path, assignment: str, *, file_times: bool = Fal
         candidates = {(c.entry.parts, c.entry.order) for c in found}
         for e in entries:
             if (e.parts, e.order) not in candidates and e.name != METADATA:
-                result.skipped.append((e.rel, "not a notebook (.ipynb)" if not e.name.endswith(".ipynb")
-                                       else "not where this layout expects a submission"))
-        _choose(result, found)
+                result.skipped.append(
+                    (
+                        e.rel,
+                        "not a notebook (.ipynb)" + (f"; {e.problem}" if e.problem else "")
+                        if not e.name.endswith(".ipynb")
+                        else e.problem or "not where this layout expects a submission",
+                    )
+                )
+        _choose(result, found, _notebook_name(assignment))
         named = {job.student for job in result.jobs + result.unreadable}
         if result.layout == "canvas":
             _canvas_without_notebook(result, named)
         elif result.layout == "gradescope":
             _gradescope_without_notebook(result, entries, named, people)
             if problem:
-                result.skipped.append((_metadata_entry(entries).rel, f"Gradescope's metadata could not be read ({problem}): each submission "
-                                                 f"is named by its folder, without the students' ids, names and emails"))
+                result.skipped.append(
+                    (
+                        _metadata_entry(entries).rel,
+                        f"Gradescope's metadata could not be read ({problem}): each submission "
+                        f"is named by its folder, without the students' ids, names and emails",
+                    )
+                )
     except BaseException:
         result.cleanup()
         raise

@@ -26,6 +26,7 @@ that time into a ``LateCharge``; ``grader.batch.totals.final_result`` applies it
 staff marks, so every output agrees. Applying it never changes what the grader decided (results/*.json),
 so changing the policy and running the batch again changes the late rows only.
 """
+
 from __future__ import annotations
 
 import csv
@@ -77,17 +78,29 @@ class LatePolicy:
     extensions: dict = field(default_factory=dict)  # student id -> Extension
 
     def to_dict(self) -> dict:
-        penalty = ({"per_day": self.per_day, "floor": self.floor} if self.per_day is not None else
-                   {"windows": [{"hours": h, "credit": c} for h, c in self.windows], "then": self.then})
-        data = {"version": POLICY_VERSION, "due": self.due, "timezone": self.timezone, "grace_minutes": self.grace_minutes,
-                "penalty": penalty, "archive_timezone": self.archive_timezone,
-                "extensions": {s: {"due": e.due, "reason": e.reason} for s, e in sorted(self.extensions.items())}}
+        penalty = (
+            {"per_day": self.per_day, "floor": self.floor}
+            if self.per_day is not None
+            else {"windows": [{"hours": h, "credit": c} for h, c in self.windows], "then": self.then}
+        )
+        data = {
+            "version": POLICY_VERSION,
+            "due": self.due,
+            "timezone": self.timezone,
+            "grace_minutes": self.grace_minutes,
+            "penalty": penalty,
+            "archive_timezone": self.archive_timezone,
+            "extensions": {s: {"due": e.due, "reason": e.reason} for s, e in sorted(self.extensions.items())},
+        }
         return data
 
     def describe(self) -> str:
         """The policy in one line, as the batch prints it."""
-        rule = (f"{self.per_day:g}% per started day, at least {self.floor:g}% credit" if self.per_day is not None else
-                ", ".join(f"{c:g}% within {h:g} h" for h, c in self.windows) + f", then {self.then:g}%")
+        rule = (
+            f"{self.per_day:g}% per started day, at least {self.floor:g}% credit"
+            if self.per_day is not None
+            else ", ".join(f"{c:g}% within {h:g} h" for h, c in self.windows) + f", then {self.then:g}%"
+        )
         grace = f", {self.grace_minutes:g} min grace" if self.grace_minutes else ""
         ext = f", {len(self.extensions)} extension(s)" if self.extensions else ""
         return f"due {_shown(self.due_time(), self)}{grace}; {rule}{ext}"
@@ -141,12 +154,14 @@ def _percent(value, what: str) -> float:
 def policy_from_dict(data: dict) -> tuple[LatePolicy, str | None]:
     """(the policy, the extensions CSV it names or None); UsageError naming what is wrong."""
     if not isinstance(data, dict) or data.get("version") != POLICY_VERSION:
-        raise UsageError(f"a late policy is a JSON object with \"version\": {POLICY_VERSION}")
+        raise UsageError(f'a late policy is a JSON object with "version": {POLICY_VERSION}')
     known = {"version", "due", "timezone", "grace_minutes", "penalty", "archive_timezone", "extensions"}
     if set(data) - known:
-        raise UsageError(f"late policy: unknown key(s) {', '.join(sorted(set(data) - known))}; known: {', '.join(sorted(known))}")
+        raise UsageError(
+            f"late policy: unknown key(s) {', '.join(sorted(set(data) - known))}; known: {', '.join(sorted(known))}"
+        )
     if not isinstance(data.get("due"), str):
-        raise UsageError("late policy: \"due\" (an ISO 8601 time) is required")
+        raise UsageError('late policy: "due" (an ISO 8601 time) is required')
     zone, archive = str(data.get("timezone") or ""), str(data.get("archive_timezone") or "")
     instant(data["due"], _zone(zone)), _zone(archive)  # checked now, not when the first late notebook turns up
     grace = data.get("grace_minutes", 0)
@@ -155,27 +170,33 @@ def policy_from_dict(data: dict) -> tuple[LatePolicy, str | None]:
     penalty = data.get("penalty")
     policy = LatePolicy(due=data["due"], timezone=zone, grace_minutes=float(grace), archive_timezone=archive)
     if isinstance(penalty, dict) and set(penalty) <= {"per_day", "floor"} and "per_day" in penalty:
-        policy = replace(policy, per_day=_percent(penalty["per_day"], "per_day"), floor=_percent(penalty.get("floor", 0), "floor"))
+        policy = replace(
+            policy, per_day=_percent(penalty["per_day"], "per_day"), floor=_percent(penalty.get("floor", 0), "floor")
+        )
     elif isinstance(penalty, dict) and set(penalty) <= {"windows", "then"} and isinstance(penalty.get("windows"), list):
         windows = []
         for w in penalty["windows"]:
             hours = w.get("hours") if isinstance(w, dict) else None
             if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not hours > 0:
-                raise UsageError(f"late policy: each window is {{\"hours\": H > 0, \"credit\": percent}}; got {w!r}")
+                raise UsageError(f'late policy: each window is {{"hours": H > 0, "credit": percent}}; got {w!r}')
             windows.append((float(hours), _percent(w.get("credit"), "a window's credit")))
         if not windows or [h for h, _ in windows] != sorted({h for h, _ in windows}):
             raise UsageError("late policy: windows need at least one window, in increasing hours")
         policy = replace(policy, windows=tuple(windows), then=_percent(penalty.get("then", 0), "then"))
     else:
-        raise UsageError("late policy: \"penalty\" is {\"per_day\": P, \"floor\": F} or "
-                         "{\"windows\": [{\"hours\": H, \"credit\": C}, ...], \"then\": C}")
+        raise UsageError(
+            'late policy: "penalty" is {"per_day": P, "floor": F} or '
+            '{"windows": [{"hours": H, "credit": C}, ...], "then": C}'
+        )
     extensions = data.get("extensions")
     if isinstance(extensions, dict):  # as a batch record stores it: resolved to student ids
-        policy = replace(policy, extensions={str(s): Extension(str(e["due"]), str(e.get("reason", "")))
-                                             for s, e in extensions.items()})
+        policy = replace(
+            policy,
+            extensions={str(s): Extension(str(e["due"]), str(e.get("reason", ""))) for s, e in extensions.items()},
+        )
         return policy, None
     if extensions is not None and not isinstance(extensions, str):
-        raise UsageError("late policy: \"extensions\" is the path of a CSV file (student, due, reason)")
+        raise UsageError('late policy: "extensions" is the path of a CSV file (student, due, reason)')
     return policy, extensions or None
 
 
@@ -203,7 +224,11 @@ def course_policy(assignment: str, root: str | Path | None = None) -> tuple[Late
         return None
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the course config {path}: {exc}") from None
-    if not isinstance(data, dict) or data.get("version") != COURSE_VERSION or not isinstance(data.get("assignments", {}), dict):
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != COURSE_VERSION
+        or not isinstance(data.get("assignments", {}), dict)
+    ):
         raise UsageError(f"{path} is not a course config of version {COURSE_VERSION}")
     entry = data.get("assignments", {}).get(assignment) or {}
     if "late_policy" not in entry:
@@ -236,7 +261,9 @@ def read_extensions(path: str | Path, policy: LatePolicy, students: dict) -> tup
         except StudentNotFound as exc:
             if exc.candidates:
                 raise UsageError(f"{path}, row {row_number}: {exc}") from None
-            notes.append(f"{path.name}, row {row_number}: no student {named!r} in this batch; the extension is not used")
+            notes.append(
+                f"{path.name}, row {row_number}: no student {named!r} in this batch; the extension is not used"
+            )
             continue
         due = (row.get("due") or "").strip()
         try:
@@ -245,10 +272,14 @@ def read_extensions(path: str | Path, policy: LatePolicy, students: dict) -> tup
             raise UsageError(f"{path}, row {row_number}: {exc}") from None
         if extended < policy.due_time():
             line = reader.line_num  # the file's line that ends this row (rows are counted without blank lines)
-            raise ExtensionRefused(path, line, text.splitlines()[line - 1] if line <= len(text.splitlines()) else "",
-                                   f"the extension for {student!r} ends {_shown(extended, policy)}, before the assignment "
-                                   f"is due ({_shown(policy.due_time(), policy)}): an extension only gives more time "
-                                   f"(a typo in the date?)")
+            raise ExtensionRefused(
+                path,
+                line,
+                text.splitlines()[line - 1] if line <= len(text.splitlines()) else "",
+                f"the extension for {student!r} ends {_shown(extended, policy)}, before the assignment "
+                f"is due ({_shown(policy.due_time(), policy)}): an extension only gives more time "
+                f"(a typo in the date?)",
+            )
         extensions[student] = Extension(due, unquoted((row.get("reason") or "").strip()))
     return replace(policy, extensions=extensions), notes
 
@@ -264,7 +295,9 @@ def _duration(delta: dt.timedelta) -> str:
     minutes = math.ceil(delta.total_seconds() / 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
-    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n]
+    parts = [
+        f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n
+    ]
     return " ".join(parts[:2]) or "0 minutes"
 
 
@@ -285,34 +318,53 @@ def assess(policy: LatePolicy | None, student: str, who) -> Assessment:
     submitted, source = getattr(who, "submitted", ""), getattr(who, "submitted_from", "")
     if not submitted:
         if who.late:
-            return Assessment(notes=("the LMS marked it late, but the export gives no submission time: the late "
-                                     "policy is not applied (folder layouts: pass --file-times)",))
+            return Assessment(
+                notes=(
+                    "the LMS marked it late, but the export gives no submission time: the late "
+                    "policy is not applied (folder layouts: pass --file-times)",
+                )
+            )
         return Assessment()
     archive = source == ARCHIVE_TIME and policy.archive_timezone
     try:
         when = instant(submitted, _zone(policy.archive_timezone) if archive else policy.zone())
     except UsageError:  # not judged on time: the row says so, and the TA decides (an extension, or the export's time)
-        return Assessment(notes=(f"{UNREADABLE}: {submitted!r} ({source or 'the export'}) is not a time the late "
-                                 f"policy can read, so it was not applied; give the student an extension row to "
-                                 f"decide",))
+        return Assessment(
+            notes=(
+                f"{UNREADABLE}: {submitted!r} ({source or 'the export'}) is not a time the late "
+                f"policy can read, so it was not applied; give the student an extension row to "
+                f"decide",
+            )
+        )
     extension = policy.extensions.get(student)
     due, grace = policy.due_time(student), dt.timedelta(minutes=policy.grace_minutes)
-    given = (f"extended to {_shown(due, policy)}" + (f": {extension.reason}" if extension.reason else "")
-             if extension else f"due {_shown(due, policy)}")
+    given = (
+        f"extended to {_shown(due, policy)}" + (f": {extension.reason}" if extension.reason else "")
+        if extension
+        else f"due {_shown(due, policy)}"
+    )
     if when <= due + grace:
         if extension and when > policy.due_time() + grace:  # the extension explains an LMS's late flag too
             return Assessment(decided=True, notes=(f"on time by its extension ({given})",))
         if who.late:
-            return Assessment(decided=True, notes=(
-                f"the LMS marked it late, but its time {_shown(when, policy)} ({source}) is on time under the late "
-                f"policy ({given}); check the policy's due time and archive_timezone",))
+            return Assessment(
+                decided=True,
+                notes=(
+                    f"the LMS marked it late, but its time {_shown(when, policy)} ({source}) is on time under the late "
+                    f"policy ({given}); check the policy's due time and archive_timezone",
+                ),
+            )
         return Assessment(decided=True)
     credit = credit_percent(policy, when - due)
-    reason = f"late by {_duration(when - due)} (submitted {_shown(when, policy)}, {source}; {given}): {credit:g}% credit"
+    reason = (
+        f"late by {_duration(when - due)} (submitted {_shown(when, policy)}, {source}; {given}): {credit:g}% credit"
+    )
     return Assessment(LateCharge(credit / 100.0, reason), decided=True)
 
 
-def batch_policy(path: str | None, extensions: str | None, assignment: str, students: dict) -> tuple[LatePolicy | None, list[str]]:
+def batch_policy(
+    path: str | None, extensions: str | None, assignment: str, students: dict
+) -> tuple[LatePolicy | None, list[str]]:
     """The late policy a batch applies: the file ``path`` (else the course config's for ``assignment``), with
     the extensions of the CSV ``extensions`` (else of the file the policy names) resolved among ``students``
     (id -> something with the LMS's name and email). (None, []) when there is no policy."""

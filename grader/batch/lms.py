@@ -6,6 +6,7 @@ user id, which is the student id seqgrade takes from a Canvas export's file name
 assignment for a column name it does not know. Gradescope (an assignment's "Upload scores"): one row per
 student with ``Name, SID, Email`` to match the roster and the score column.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,8 +33,9 @@ def lms_csv(lms: str, column: str, results: dict[str, NotebookResult], people: d
     """The text of the import file for ``lms`` ("canvas" or "gradescope"); ``column`` names the score column."""
     if lms not in HEADERS:
         raise ValueError(f"unknown LMS {lms!r}")
-    return csv_text([*HEADERS[lms], column],
-                    ([*_person(lms, s, people.get(s)), results[s].score] for s in sorted(results)))
+    return csv_text(
+        [*HEADERS[lms], column], ([*_person(lms, s, people.get(s)), results[s].score] for s in sorted(results))
+    )
 
 
 def lms_path(outdir: str | Path, lms: str) -> Path:

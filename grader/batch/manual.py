@@ -4,13 +4,15 @@ as staff marks.
 
 An import is all or nothing: every row is checked first (a student by id, or by the LMS's name or email
 of exactly one student; a known question; a number within [0, max points]); the first bad row raises
-``ScoreFileError`` naming its row and column and nothing is stored. Rows with an empty ``points`` cell are skipped (not graded yet).
+``ScoreFileError`` naming its row and column and nothing is stored. Rows with an empty ``points`` cell are skipped
+(not graded yet).
 
 A score is bound to the answer it scored (``StoredMark.answer_sha256``): the answer in the row when the
 file has the export's ``answer`` column and the cell is not empty (what the TA read), else the answer the batch
 holds now. A score whose answer has changed since is set aside: the export shows "answer changed since scored" in
 its ``note`` column, with the old score, and leaves ``points`` empty for the TA to score it again.
 """
+
 from __future__ import annotations
 
 import csv
@@ -78,8 +80,12 @@ def standing(stored: StoredMark | None, answer: str, max_points: float) -> tuple
     if stored is None or not stored.answer_changed(answer):
         return (stored.mark if stored else None), ""
     old = stored.mark
-    return None, (f"{STALE} (it had {old.points:g}/{max_points:g}" + (f" by {old.by}" if old.by else "")
-                  + (f": {old.reason}" if old.reason else "") + ")")
+    return None, (
+        f"{STALE} (it had {old.points:g}/{max_points:g}"
+        + (f" by {old.by}" if old.by else "")
+        + (f": {old.reason}" if old.reason else "")
+        + ")"
+    )
 
 
 def answers_page(assignment: Assignment, question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
@@ -89,20 +95,32 @@ def answers_page(assignment: Assignment, question: str, max_points: float, recor
     for student, who in sorted(record.students.items()):
         answer = who.answers.get(question, "")
         mark, note = standing(marks.get(Target(student, question, MANUAL_CHECK)), answer, max_points)
-        scored = f" · scored {mark.points:g}/{max_points:g}" + (f": {html.escape(mark.reason)}" if mark and mark.reason else "") if mark else ""
+        scored = (
+            f" · scored {mark.points:g}/{max_points:g}"
+            + (f": {html.escape(mark.reason)}" if mark and mark.reason else "")
+            if mark
+            else ""
+        )
         note = note or (AS_RELEASED if mark is None and question in who.unanswered else "")
         scored += f' · <b class="stale">{html.escape(note)}</b>' if note else ""
         label = " · ".join(filter(None, [html.escape(who.name), html.escape(who.notebook)]))
-        body = (f'<div class="answer">{render_answer(answer)}</div>' if answer.strip()
-                else '<p class="none">(no answer: the notebook has no cell with this question\'s id, or it is empty)</p>')
-        parts.append(f'<section id="{html.escape(student, quote=True)}"><h2>{html.escape(student)}</h2>'
-                     f'<p class="meta">{label}{scored}</p>{body}</section>')
+        body = (
+            f'<div class="answer">{render_answer(answer)}</div>'
+            if answer.strip()
+            else '<p class="none">(no answer: the notebook has no cell with this question\'s id, or it is empty)</p>'
+        )
+        parts.append(
+            f'<section id="{html.escape(student, quote=True)}"><h2>{html.escape(student)}</h2>'
+            f'<p class="meta">{label}{scored}</p>{body}</section>'
+        )
     title = html.escape(f"{assignment.id}: {question} ({max_points:g} points), {len(record.students)} answers")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            f"<title>{title}</title><style>{PAGE_STYLE}</style></head><body><h1>{title}</h1>"
-            "<p>Score them in the CSV beside this page (points and comment columns), then run "
-            "<code>seqgrade manual import</code>.</p>" + "".join(parts) + "</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{title}</title><style>{PAGE_STYLE}</style></head><body><h1>{title}</h1>"
+        "<p>Score them in the CSV beside this page (points and comment columns), then run "
+        "<code>seqgrade manual import</code>.</p>" + "".join(parts) + "</body></html>\n"
+    )
 
 
 def answers_csv(question: str, max_points: float, record: BatchRecord, marks: dict) -> str:
@@ -112,7 +130,18 @@ def answers_csv(question: str, max_points: float, record: BatchRecord, marks: di
         answer = who.answers.get(question, "")
         mark, note = standing(marks.get(Target(student, question, MANUAL_CHECK)), answer, max_points)
         note = note or (AS_RELEASED if mark is None and question in who.unanswered else "")
-        rows.append([student, who.notebook, question, answer, max_points, mark.points if mark else "", mark.reason if mark else "", note])
+        rows.append(
+            [
+                student,
+                who.notebook,
+                question,
+                answer,
+                max_points,
+                mark.points if mark else "",
+                mark.reason if mark else "",
+                note,
+            ]
+        )
     return csv_text(EXPORT_COLUMNS, rows)
 
 
@@ -130,6 +159,7 @@ def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Pat
         ensure_writable_dir(folder)
     except OSError as exc:
         from grader.errors import OutputNotWritable
+
         raise OutputNotWritable(folder, exc.strerror or str(exc)) from None
     written = []
     for question, max_points in questions.items():
@@ -140,6 +170,7 @@ def export_answers(outdir: str | Path, to: str | Path | None = None) -> list[Pat
 
 
 # ---- import -------------------------------------------------------------------------------------
+
 
 def _number(text: str, path, row: int, column: str, high: float) -> float:
     try:
@@ -152,7 +183,7 @@ def _number(text: str, path, row: int, column: str, high: float) -> float:
 
 
 def _delimiter(text: str) -> str:
-    """"," for a CSV file; ";" for the one a spreadsheet in a locale with the decimal comma saves (its header holds
+    """ "," for a CSV file; ";" for the one a spreadsheet in a locale with the decimal comma saves (its header holds
     the required columns only when split at semicolons)."""
     first = text.splitlines()[0] if text else ""
     names = lambda sep: {h.strip().lower() for h in first.split(sep)}  # noqa: E731
@@ -175,12 +206,19 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
     header = [h.strip().lower() for h in reader.fieldnames or []]  # Student, POINTS: as a spreadsheet may write them
     for column in REQUIRED_COLUMNS:
         if column not in header:
-            raise ScoreFileError(path, 0, column, f"missing column; the file needs {', '.join(REQUIRED_COLUMNS)} (and may have comment)")
+            raise ScoreFileError(
+                path, 0, column, f"missing column; the file needs {', '.join(REQUIRED_COLUMNS)} (and may have comment)"
+            )
     reader.fieldnames = header
     marks, seen, skipped = {}, {}, 0
     for row_number, row in enumerate(reader, start=2):  # row 1 is the header
         if None in row:
-            raise ScoreFileError(path, row_number, header[-1], f"the row has {len(header) + len(row[None])} cells, the header {len(header)}")
+            raise ScoreFileError(
+                path,
+                row_number,
+                header[-1],
+                f"the row has {len(header) + len(row[None])} cells, the header {len(header)}",
+            )
         student, question = (row.get("student") or "").strip(), (row.get("question") or "").strip()
         points_text, comment = (row.get("points") or "").strip(), unquoted((row.get("comment") or "").strip())
         if not student and not question and not points_text:
@@ -190,8 +228,9 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         except StudentNotFound as exc:
             raise ScoreFileError(path, row_number, "student", str(exc)) from None
         if question not in questions:
-            raise ScoreFileError(path, row_number, "question",
-                                 f"unknown question {question!r}; manual questions: {', '.join(questions)}")
+            raise ScoreFileError(
+                path, row_number, "question", f"unknown question {question!r}; manual questions: {', '.join(questions)}"
+            )
         if not points_text:
             skipped += 1
             continue
@@ -200,13 +239,17 @@ def read_score_file(path: str | Path, record: BatchRecord, questions: dict[str, 
         points = _number(points_text, path, row_number, "points", questions[question])
         target = Target(student, question, MANUAL_CHECK)
         if target in seen:
-            raise ScoreFileError(path, row_number, "student", f"{student} {question} was already scored in row {seen[target]}")
+            raise ScoreFileError(
+                path, row_number, "student", f"{student} {question} was already scored in row {seen[target]}"
+            )
         seen[target] = row_number
         given = unquoted(row["answer"] or "") if "answer" in header else ""
         # the answer the TA read in the row; a row whose answer cell was cleared (or a file without the column)
         # scores the answer the batch holds
         scored = given if given.strip() else record.students[student].answers.get(question, "")
-        marks[target] = StoredMark(StaffMark(kind="manual", points=points, reason=comment, by=by), answer_sha256=answer_digest(scored))
+        marks[target] = StoredMark(
+            StaffMark(kind="manual", points=points, reason=comment, by=by), answer_sha256=answer_digest(scored)
+        )
     return marks, skipped
 
 
@@ -221,7 +264,9 @@ def import_scores(outdir: str | Path, files: list[str | Path], *, by: str = "") 
         marks, empty = read_score_file(path, record, questions, by)
         for target in marks:
             if target in origin:
-                raise ScoreFileError(path, 0, "", f"{target.student} {target.exercise} is also scored in {origin[target]}")
+                raise ScoreFileError(
+                    path, 0, "", f"{target.student} {target.exercise} is also scored in {origin[target]}"
+                )
             origin[target] = path
         new.update(marks)
         skipped += empty
@@ -242,11 +287,16 @@ def import_from_gradebook(outdir: str | Path, db_url: str | None = None, *, by: 
     new = {}
     for (student, question), points in read_gradebook_manual_scores(url, assignment, record.students).items():
         if not points_allowed(points, questions[question]):
-            raise ScoreFileError("the gradebook", 0, "manual_score",
-                                 f"{student} {question} has {points:g}, outside [0, {questions[question]:g}]")
+            raise ScoreFileError(
+                "the gradebook",
+                0,
+                "manual_score",
+                f"{student} {question} has {points:g}, outside [0, {questions[question]:g}]",
+            )
         new[Target(student, question, MANUAL_CHECK)] = StoredMark(
             StaffMark(kind="manual", points=points, reason="", by=by),
-            answer_sha256=answer_digest(record.students[student].answers.get(question, "")))
+            answer_sha256=answer_digest(record.students[student].answers.get(question, "")),
+        )
     return _store(outdir, record, new, 0)
 
 
@@ -255,8 +305,13 @@ def _store(outdir, record: BatchRecord, new: dict, skipped: int) -> ImportReport
     with editing_marks(outdir, record.assignment) as marks:
         for target, mark in new.items():
             old = marks.get(target)
-            if (old is not None and old.mark.kind == mark.mark.kind and old.mark.points == mark.mark.points
-                    and old.answer_sha256 == mark.answer_sha256 and (old.mark.reason == mark.mark.reason or not mark.mark.reason)):
+            if (
+                old is not None
+                and old.mark.kind == mark.mark.kind
+                and old.mark.points == mark.mark.points
+                and old.answer_sha256 == mark.answer_sha256
+                and (old.mark.reason == mark.mark.reason or not mark.mark.reason)
+            ):
                 unchanged += 1  # e.g. the gradebook giving back a score seqgrade wrote there, without its comment
                 continue
             marks[target] = mark

@@ -7,6 +7,7 @@ the main thread's own (the gradebook's writes wait on the disk most of their tim
 What a batch uses of nbgrader is its gradebook API (``nbgrader.api``), imported without nbgrader's package
 ``__init__`` (grader.batch.bare_import), which imports nbgrader's Jupyter server extensions: 0.45 s of CPU
 instead of 0.8-0.9 s."""
+
 from __future__ import annotations
 
 import functools
@@ -28,10 +29,12 @@ def nbgrader_api() -> ModuleType:
     return without_package_init("nbgrader", "api")
 
 
-def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Sequence[Callable[[], None]] = ()) -> threading.Thread:
-    """Import nbgrader's gradebook API in the background (about half a second of CPU), while the batch grades, then run each of
-    ``warm`` (what may import, or use nbgrader: done before anything else of the process may), then ``then``
-    (a failure of any only loses the head start). Code in this process that imports nbgrader (or
+def prefetch_gradebook(
+    then: Callable[[], None] | None = None, warm: Sequence[Callable[[], None]] = ()
+) -> threading.Thread:
+    """Import nbgrader's gradebook API in the background (about half a second of CPU), while the batch grades,
+    then run each of ``warm`` (what may import, or use nbgrader: done before anything else of the process may),
+    then ``then`` (a failure of any only loses the head start). Code in this process that imports nbgrader (or
     grader.course.release, which does) calls :func:`nbgrader_imported` first, and code that uses what ``then``
     prepares calls :func:`background_done`."""
     imported = threading.Event()
@@ -41,10 +44,11 @@ def prefetch_gradebook(then: Callable[[], None] | None = None, warm: Sequence[Ca
     return thread
 
 
-def _import_gently(imported: threading.Event, warm: Sequence[Callable[[], None]],
-                   then: Callable[[], None] | None) -> None:
-    """Import nbgrader's gradebook API in this thread at the lowest CPU priority (Linux gives each thread its own), so it
-    takes only time the workers and their sandboxes leave: the gradebook is written last."""
+def _import_gently(
+    imported: threading.Event, warm: Sequence[Callable[[], None]], then: Callable[[], None] | None
+) -> None:
+    """Import nbgrader's gradebook API in this thread at the lowest CPU priority (Linux gives each thread its
+    own), so it takes only time the workers and their sandboxes leave: the gradebook is written last."""
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     except (AttributeError, OSError):

@@ -1,4 +1,5 @@
 """Everything a batch writes: grades.csv, results/, feedback/, summary.html, Gradescope files, gradebook."""
+
 from __future__ import annotations
 
 import importlib
@@ -48,8 +49,9 @@ def write_page(outdir: Path, student: str, result: NotebookResult, written: Writ
         written.pages[student] = result
 
 
-def write_result(outdir: Path, student: str, result: NotebookResult, key: str, *, page: bool = True,
-                 written: Written | None = None) -> None:
+def write_result(
+    outdir: Path, student: str, result: NotebookResult, key: str, *, page: bool = True, written: Written | None = None
+) -> None:
     """results/<student>.json: what the grader decided, with the staff marks; the feedback page also shows the
     late charge, which the JSON leaves out (a changed late policy never changes it). A check with a staff mark
     gives the points that count, the staff's, as its ``points`` (as the page does); the grader's own are its
@@ -93,17 +95,22 @@ def reasons(result: NotebookResult, notes=()) -> str:
     """grades.csv's reason column: why a row is not simply a graded notebook, in plain words (``notes``:
     what applying the staff marks said, such as an override the grader now disagrees with)."""
     parts = [result.reason] if result.reason else []
+    parts += [result.chosen] if result.chosen else []
     parts += [FLAG_WORDS[f] for f in result.flags]
     parts += [result.late.reason] if result.late is not None else []
     for e in result.exercises:
         for c in e.checks:
             if c.staff is not None and c.staff.kind == "override":
-                parts.append(f"overridden: {e.id}.{c.name} {c.staff.points:g} instead of {c.staff.grader_points:g}"
-                             + (f" ({c.staff.reason})" if c.staff.reason else ""))
+                parts.append(
+                    f"overridden: {e.id}.{c.name} {c.staff.points:g} instead of {c.staff.grader_points:g}"
+                    + (f" ({c.staff.reason})" if c.staff.reason else "")
+                )
     parts += notes
     unanswered = [e.id for e in result.exercises if any(c.kind == UNANSWERED_KIND for c in e.checks)]
     if unanswered:
-        parts.append(f"unanswered: {', '.join(unanswered)} (the answer is empty or as released: 0 points, nothing pending)")
+        parts.append(
+            f"unanswered: {', '.join(unanswered)} (the answer is empty or as released: 0 points, nothing pending)"
+        )
     pending = [e.id for e in result.exercises if e.pending_points]
     if pending:
         parts.append(f"manual pending: {', '.join(pending)} ({fmt(result.pending_points)} points)")
@@ -117,8 +124,13 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
     summary.write_summary(outdir, assignment, results, skipped, similarity)
 
 
-def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult],
-                     people: dict | None = None, notes: dict | None = None) -> None:
+def write_grades_csv(
+    outdir: Path,
+    assignment: Assignment,
+    results: dict[str, NotebookResult],
+    people: dict | None = None,
+    notes: dict | None = None,
+) -> None:
     """One row per student; ``people`` maps a student to its record (name, email) where known, ``notes``
     to what applying its staff marks said."""
     ids = [e.id for e in assignment.exercises]
@@ -127,22 +139,35 @@ def write_grades_csv(outdir: Path, assignment: Assignment, results: dict[str, No
         r = results[student]
         who = (people or {}).get(student)
         scores = {e.id: e.score for e in r.exercises}
-        rows.append([student, r.score, r.max_score, r.pending_points, *(scores.get(i, 0) for i in ids),
-                     r.status, "yes" if "late" in r.flags or r.late is not None else "", who.name if who else "", who.email if who else "",
-                     reasons(r, (notes or {}).get(student, ()))])
+        rows.append(
+            [
+                student,
+                r.score,
+                r.max_score,
+                r.pending_points,
+                *(scores.get(i, 0) for i in ids),
+                r.status,
+                "yes" if "late" in r.flags or r.late is not None else "",
+                who.name if who else "",
+                who.email if who else "",
+                reasons(r, (notes or {}).get(student, ())),
+            ]
+        )
     # total counts bonus points, max_score does not (a full score plus the bonus is above it)
     columns = [f"{e.id} (bonus)" if e.bonus else e.id for e in assignment.exercises]
     header = ["student_id", "total", "max_score", "pending", *columns, "status", "late", "name", "email", "reason"]
     write_atomic(outdir / "grades.csv", csv_text(header, rows))
 
 
-def write_gradescope(outdir: Path, student: str, result: NotebookResult, assignment: Assignment) -> None:
+def write_gradescope(outdir: Path, student: str, result: NotebookResult) -> None:
     """Gradescope's results.json for one student, the same document its autograder writes there."""
     from grader.gradescope.results_json import results_from_notebook
 
-    data = results_from_notebook(result, assignment, visibility="visible")
+    data = results_from_notebook(result, visibility="visible")
     if result.late is not None:
-        data["output"] += f" Late policy: {result.late.reason}; the score is {result.score:g} instead of {result.points:g}."
+        data["output"] += (
+            f" Late policy: {result.late.reason}; the score is {result.score:g} instead of {result.points:g}."
+        )
     write_atomic(outdir / "gradescope" / file_stem(student) / "results.json", json.dumps(data, indent=2) + "\n")
 
 
@@ -181,8 +206,12 @@ def _create_empty_gradebook(db_url: str) -> None:
         engine.dispose()
 
 
-def write_gradebook(db_url: str, assignment: Assignment, results: dict[str, NotebookResult],
-                    set_aside: dict[str, dict[str, float]] | None = None) -> None:
+def write_gradebook(
+    db_url: str,
+    assignment: Assignment,
+    results: dict[str, NotebookResult],
+    set_aside: dict[str, dict[str, float]] | None = None,
+) -> None:
     """Store every score in nbgrader's gradebook, so `nbgrader export` and formgrader see them.
     ``set_aside``: student -> manual question -> points of a score set aside (the answer changed), which
     leaves the gradebook too (unless a TA has typed another score into formgrader since)."""
@@ -207,9 +236,12 @@ def prepare_gradebook(db_url: str, assignment: Assignment, students: Sequence[st
         with _opened_gradebook(db_url, assignment) as gb:
             gb.db.registry().expire_on_commit = False  # as in _fill_gradebook: nothing read again after each commit
             known = {student for (student,) in gb.db.query(api.Student.id)}
-            submitted = {student for (student,) in gb.db.query(api.SubmittedAssignment.student_id)
-                         .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
-                         .filter(api.Assignment.name == assignment.id)}
+            submitted = {
+                student
+                for (student,) in gb.db.query(api.SubmittedAssignment.student_id)
+                .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
+                .filter(api.Assignment.name == assignment.id)
+            }
             for student in sorted(students):
                 if student not in known:
                     gb.add_student(student)
@@ -242,12 +274,19 @@ def _opened_gradebook(db_url: str, assignment: Assignment):
         gb.update_or_create_notebook(notebook, assignment.id)
         for ex in assignment.exercises:
             cell_id = ex.id if ex.kind == "manual" else f"test_{ex.id}"
-            gb.update_or_create_grade_cell(cell_id, notebook, assignment.id, max_score=ex.max_points,
-                                           cell_type="markdown" if ex.kind == "manual" else "code")
+            gb.update_or_create_grade_cell(
+                cell_id,
+                notebook,
+                assignment.id,
+                max_score=ex.max_points,
+                cell_type="markdown" if ex.kind == "manual" else "code",
+            )
         yield gb
 
 
-def _fill_gradebook(gb, notebook: str, assignment: Assignment, results: dict[str, NotebookResult], set_aside: dict) -> None:
+def _fill_gradebook(
+    gb, notebook: str, assignment: Assignment, results: dict[str, NotebookResult], set_aside: dict
+) -> None:
     # A grade's name is its cell's (an association proxy that loads the cell, one query per grade): read the
     # names of the notebook's grade cells once, and find each grade's by the cell id the grade row holds.
     cell_names = {cell.id: cell.name for cell in gb.find_notebook(notebook, assignment.id).grade_cells}
@@ -301,12 +340,14 @@ def _submitted_notebooks(gb, notebook: str, assignment_id: str) -> dict:
     from sqlalchemy.orm import selectinload
 
     api = nbgrader_api()
-    rows = (gb.db.query(api.SubmittedNotebook, api.SubmittedAssignment.student_id)
-            .join(api.Notebook, api.Notebook.id == api.SubmittedNotebook.notebook_id)
-            .join(api.SubmittedAssignment, api.SubmittedAssignment.id == api.SubmittedNotebook.assignment_id)
-            .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
-            .filter(api.Notebook.name == notebook, api.Assignment.name == assignment_id)
-            .options(selectinload(api.SubmittedNotebook.grades)))
+    rows = (
+        gb.db.query(api.SubmittedNotebook, api.SubmittedAssignment.student_id)
+        .join(api.Notebook, api.Notebook.id == api.SubmittedNotebook.notebook_id)
+        .join(api.SubmittedAssignment, api.SubmittedAssignment.id == api.SubmittedNotebook.assignment_id)
+        .join(api.Assignment, api.Assignment.id == api.SubmittedAssignment.assignment_id)
+        .filter(api.Notebook.name == notebook, api.Assignment.name == assignment_id)
+        .options(selectinload(api.SubmittedNotebook.grades))
+    )
     return {student: submitted for submitted, student in rows}
 
 

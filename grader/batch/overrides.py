@@ -8,6 +8,7 @@ until a TA confirms it (``confirm_override``: the same points and reason, bound 
 or removes it. On the same code, a regrade that gives the check other points is reported (the override
 still applies).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -44,10 +45,14 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
     record, target, max_points = _target(outdir, student, spec)
     student = target.student
     if target.check == MANUAL_CHECK:  # one kind of mark per written answer: a manual score, with its comment
-        raise UsageError(f"{target.exercise} is a written answer: score it with `seqgrade manual import` (or in "
-                         f"formgrader), whose comment the student sees; an override would replace that score")
+        raise UsageError(
+            f"{target.exercise} is a written answer: score it with `seqgrade manual import` (or in "
+            f"formgrader), whose comment the student sees; an override would replace that score"
+        )
     if not points_allowed(points, max_points):
-        raise UsageError(f"points must be within [0, {max_points:g}] for {target.exercise}.{target.check}; got {points:g}")
+        raise UsageError(
+            f"points must be within [0, {max_points:g}] for {target.exercise}.{target.check}; got {points:g}"
+        )
     from . import outputs
 
     stored = outputs.read_result(Path(outdir), student)
@@ -60,8 +65,20 @@ def set_override(outdir: str | Path, student: str, spec: str, points: float, rea
 
 def _grader_points(stored, target: Target) -> float:
     """The grader's own points for the target's check in the stored result (0 when none is stored)."""
-    return next((c.points for e in stored[0].exercises if e.id == target.exercise
-                 for c in e.checks if c.name == target.check), 0.0) if stored is not None else 0.0
+    return (
+        next(
+            (
+                c.points
+                for e in stored[0].exercises
+                if e.id == target.exercise
+                for c in e.checks
+                if c.name == target.check
+            ),
+            0.0,
+        )
+        if stored is not None
+        else 0.0
+    )
 
 
 def _bound_here(mark: StaffMark, who, stored) -> StoredMark:
@@ -78,7 +95,9 @@ def confirm_override(outdir: str | Path, student: str, spec: str, *, by: str = "
     with editing_marks(outdir, record.assignment) as marks:
         old = marks.get(target)
         if old is None or old.mark.kind != "override":
-            raise UsageError(f"there is no override of {target.exercise}.{target.check} for {target.student} to confirm")
+            raise UsageError(
+                f"there is no override of {target.exercise}.{target.check} for {target.student} to confirm"
+            )
         stored = outputs.read_result(Path(outdir), target.student)
         mark = replace(old.mark, grader_points=_grader_points(stored, target), by=by or old.mark.by)
         marks[target] = _bound_here(mark, record.students[target.student], stored)
@@ -103,11 +122,16 @@ def list_marks(outdir: str | Path, kind: str | None = "override") -> list[tuple[
         if kind is not None and stored.mark.kind != kind:
             continue
         who = record.students.get(t.student)
-        counts = ("no: the student is not in this batch" if who is None else
-                  "no: set aside, the answer changed since it was scored" if stored.answer_changed(who.answers.get(t.exercise, ""))
-                  else f"no: {OVERRIDE_STALE}, the notebook's code changed since it was set; the grader's points count "
-                       f"until `seqgrade override OUTDIR {t.student} {t.exercise}.{t.check} --confirm`"
-                  if stored.code_changed(who.code_sha256, _result_key(outdir, t.student)) else "yes")
+        counts = (
+            "no: the student is not in this batch"
+            if who is None
+            else "no: set aside, the answer changed since it was scored"
+            if stored.answer_changed(who.answers.get(t.exercise, ""))
+            else f"no: {OVERRIDE_STALE}, the notebook's code changed since it was set; the grader's points count "
+            f"until `seqgrade override OUTDIR {t.student} {t.exercise}.{t.check} --confirm`"
+            if stored.code_changed(who.code_sha256, _result_key(outdir, t.student))
+            else "yes"
+        )
         listed.append((t, stored.mark, counts))
     return listed
 
@@ -122,10 +146,24 @@ def _result_key(outdir, student: str) -> str:
 def listing(outdir: str | Path, every: bool = False) -> str:
     """``seqgrade override --list`` as tab-separated text for tools: one mark a line, text cells neutralised
     against spreadsheet formulas as in every CSV seqgrade writes, tabs and line breaks in them turned to spaces."""
+
     def text(value: str) -> str:
         return neutralised(" ".join(value.replace("\t", " ").splitlines()))
+
     lines = ["\t".join(LIST_HEADER)]
     for t, m, counts in list_marks(outdir, kind=None if every else "override"):
-        lines.append("\t".join([text(t.student), text(f"{t.exercise}.{t.check}"), m.kind, f"{m.points:g}",
-                                f"{m.grader_points:g}", text(m.by), text(counts), text(m.reason)]))
+        lines.append(
+            "\t".join(
+                [
+                    text(t.student),
+                    text(f"{t.exercise}.{t.check}"),
+                    m.kind,
+                    f"{m.points:g}",
+                    f"{m.grader_points:g}",
+                    text(m.by),
+                    text(counts),
+                    text(m.reason),
+                ]
+            )
+        )
     return "\n".join(lines) + "\n"

@@ -5,6 +5,7 @@ student as the TA types it. An id of the batch is taken exactly as it is; any ot
 each student's LMS name and email, ignoring case and surrounding spaces. Text that matches nobody, or
 several students, is an error that lists the candidates: a mark never lands on a guess.
 """
+
 from __future__ import annotations
 
 from grader.errors import StudentNotFound

@@ -7,6 +7,7 @@ the grading code once for all of them (grader.batch.preload, and the assignment'
 one zygote for their jails (:class:`SharedZygote`), so a batch of two workers imports torch twice (the
 forkserver, the zygote), not four times.
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -57,7 +58,9 @@ class SharedZygote:
 def _forkserver(assignment: str | None):
     """The forkserver context, with what its server imports for the workers (set before it starts)."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["grader.batch.preload"] + ([f"grader.assignments.{assignment}"] if assignment else []))
+    context.set_forkserver_preload(
+        ["grader.batch.preload"] + ([f"grader.assignments.{assignment}"] if assignment else [])
+    )
     return context
 
 
@@ -82,5 +85,11 @@ def local_workers(n: int, assignment: str | None = None, zygote: SharedZygote | 
     otherwise have the forkserver's, from when it started), and a number of its own in the pool: the workers
     grade on different CPUs, each with its jails (grader.sandbox.cpus)."""
     context = _forkserver(assignment)
-    return Workers(make=lambda: cf.ProcessPoolExecutor(n, mp_context=context, initializer=start_worker, initargs=(
-        dict(os.environ), zygote.control() if zygote else None, context.Value("i", 0))))
+    return Workers(
+        make=lambda: cf.ProcessPoolExecutor(
+            n,
+            mp_context=context,
+            initializer=start_worker,
+            initargs=(dict(os.environ), zygote.control() if zygote else None, context.Value("i", 0)),
+        )
+    )

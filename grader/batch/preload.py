@@ -5,6 +5,7 @@ Importing this module does the work. It starts no thread and runs no parallel to
 forked from one that ran a multi-threaded OpenMP operation can hang on its next one). The forkserver,
 when the batch ends, exits without tearing torch's modules down one by one (its workers, forked, end with
 os._exit and run no exit handler)."""
+
 import atexit
 
 from grader.collector import end_process, imports_uncollected

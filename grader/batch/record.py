@@ -8,6 +8,7 @@ unchanged release and the digest of its code cells; for the batch, the late poli
 (``grader.batch.late``). Versioned JSON, written atomically (versions 1, without times and policy, and 2,
 without unanswered questions and code digests, are still read).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,10 +41,12 @@ def check_storable_db_url(url: str | None) -> None:
     except ValueError:
         password = None
     if password:
-        raise UsageError("--db: leave the password out of the gradebook URL; seqgrade keeps the URL in "
-                         "OUTDIR/batch.json for later commands, where anyone who can read OUTDIR would see it. "
-                         "Give the password the way your database's client library reads it (PostgreSQL: "
-                         "~/.pgpass or PGPASSWORD)")
+        raise UsageError(
+            "--db: leave the password out of the gradebook URL; seqgrade keeps the URL in "
+            "OUTDIR/batch.json for later commands, where anyone who can read OUTDIR would see it. "
+            "Give the password the way your database's client library reads it (PostgreSQL: "
+            "~/.pgpass or PGPASSWORD)"
+        )
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class StudentRecord:
     submitted_from: str = ""  # where that time comes from, in words
     unanswered: tuple = ()  # manual questions whose answer cell is empty or exactly as released (0 points, not pending)
     code_sha256: str = ""  # digest of the notebook's code cells (facts.code_digest; "" when not known)
+    chosen: str = ""  # of several notebooks handed in, which one is graded and which not (grader.batch.choice)
 
     @property
     def flags(self) -> tuple[str, ...]:
@@ -101,11 +105,19 @@ class BatchRecord:
     def from_dict(cls, data: dict) -> "BatchRecord":
         if data.get("version") not in READABLE_VERSIONS:
             raise ValueError(f"unsupported batch record version {data.get('version')!r}")
-        return cls(assignment=data["assignment"], layout=data["layout"], db_url=data["db_url"],
-                   gradescope=bool(data.get("gradescope")), lms=data.get("lms", ""),
-                   students={k: StudentRecord(**{**v, "unanswered": tuple(v.get("unanswered", ()))})
-                             for k, v in data["students"].items()},
-                   skipped=tuple(tuple(s) for s in data.get("skipped", ())), late_policy=data.get("late_policy") or {})
+        return cls(
+            assignment=data["assignment"],
+            layout=data["layout"],
+            db_url=data["db_url"],
+            gradescope=bool(data.get("gradescope")),
+            lms=data.get("lms", ""),
+            students={
+                k: StudentRecord(**{**v, "unanswered": tuple(v.get("unanswered", ()))})
+                for k, v in data["students"].items()
+            },
+            skipped=tuple(tuple(s) for s in data.get("skipped", ())),
+            late_policy=data.get("late_policy") or {},
+        )
 
     def policy(self):
         """The late policy in force (a ``grader.batch.late.LatePolicy``), or None."""
@@ -124,7 +136,9 @@ def read_record(outdir: str | Path) -> BatchRecord:
     try:
         return BatchRecord.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
-        raise UsageError(f"{outdir} holds no graded batch ({RECORD_FILE} is missing); run `seqgrade batch ... --out {outdir}` first") from None
+        raise UsageError(
+            f"{outdir} holds no graded batch ({RECORD_FILE} is missing); run `seqgrade batch ... --out {outdir}` first"
+        ) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
 
@@ -139,8 +153,10 @@ def check_outdir_assignment(outdir: str | Path, assignment_id: str) -> None:
     except UsageError:
         return
     if there != assignment_id:
-        raise UsageError(f"{outdir} holds the graded batch of {there} (its grades, feedback and staff marks); "
-                         f"grade {assignment_id} into another folder")
+        raise UsageError(
+            f"{outdir} holds the graded batch of {there} (its grades, feedback and staff marks); "
+            f"grade {assignment_id} into another folder"
+        )
 
 
 def missing_result(assignment: Assignment, notebook: str, reason: str) -> NotebookResult:
@@ -149,5 +165,11 @@ def missing_result(assignment: Assignment, notebook: str, reason: str) -> Notebo
     from grader.checking.unrun import uniform_result
 
     exercises = [uniform_result(e, "missing", reason, "not_graded") for e in assignment.exercises]
-    return NotebookResult(assignment=assignment.id, notebook=notebook, status="invalid", reason=reason,
-                          exercises=assignment.described(exercises), max_score=assignment.max_score)
+    return NotebookResult(
+        assignment=assignment.id,
+        notebook=notebook,
+        status="invalid",
+        reason=reason,
+        exercises=assignment.described(exercises),
+        max_score=assignment.max_score,
+    )

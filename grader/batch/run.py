@@ -4,6 +4,7 @@ Each finished submission is written at once (atomically), so a batch killed at a
 the submissions in flight; running it again grades those and skips the rest (results are keyed by a
 hash of the notebook, the assignment, the grader version and the limits).
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -26,8 +27,17 @@ from .inputs import Discovery, discover
 from .late import batch_policy
 from .pool import SharedZygote, default_workers, local_workers
 from .publish import publish
-from .record import (LMS_FORMATS, BatchRecord, StudentRecord, check_outdir_assignment, check_storable_db_url,
-                     gradebook_url, missing_result, no_notebook_reason, write_record)
+from .record import (
+    LMS_FORMATS,
+    BatchRecord,
+    StudentRecord,
+    check_outdir_assignment,
+    check_storable_db_url,
+    gradebook_url,
+    missing_result,
+    no_notebook_reason,
+    write_record,
+)
 from .similarity import code_path, similarity_imports, write_similarity
 from .staff import load_marks
 from .totals import final_result
@@ -74,12 +84,15 @@ def connect_scheduler(address: str, timeout: float = 10.0):
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {type(exc).__name__}: {exc}") from None
 
 
-
-
-def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
-              progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
-              phase: Callable[[str], None] | None = None, found: Discovery | None = None,
-              zygote: SharedZygote | None = None) -> BatchReport:
+def run_batch(
+    config: BatchConfig,
+    *,
+    executor: cf.Executor | None = None,
+    progress: Callable[[str, NotebookResult | None, int, int], None] | None = None,
+    phase: Callable[[str], None] | None = None,
+    found: Discovery | None = None,
+    zygote: SharedZygote | None = None,
+) -> BatchReport:
     """Grade every submission; ``progress`` hears of each one as it finishes, ``phase`` of each slow step.
     ``found``: the submissions as the caller already discovered them (an archive is unpacked once); the
     batch removes what discovering unpacked when it ends. ``zygote``: the one its own workers share, started
@@ -91,7 +104,9 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         check_storable_db_url(config.db_url)
         check_outdir_assignment(config.outdir, assignment.id)
         if found is None:
-            found = discover(config.submissions, assignment.id, file_times=config.file_times)  # UsageError before anything is written
+            found = discover(
+                config.submissions, assignment.id, file_times=config.file_times
+            )  # UsageError before anything is written
     except BaseException:
         if zygote is not None:
             zygote.close()
@@ -114,10 +129,21 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
         else:
             workers = Workers(executor)
         # As many notebooks in flight as can run, plus one waiting: a worker that dies puts only those in doubt.
-        policy, late_notes = batch_policy(config.late_policy, config.extensions, assignment.id,
-                                          {j.student: j for j in found.every_job()})
-        report = _grade_all(config, assignment, found, outdir, workers, window + 1, progress, phase or (lambda text: None), policy,
-                            zygote.wait_ready if zygote else (lambda: None))
+        policy, late_notes = batch_policy(
+            config.late_policy, config.extensions, assignment.id, {j.student: j for j in found.every_job()}
+        )
+        report = _grade_all(
+            config,
+            assignment,
+            found,
+            outdir,
+            workers,
+            window + 1,
+            progress,
+            phase or (lambda text: None),
+            policy,
+            zygote.wait_ready if zygote else (lambda: None),
+        )
         report.notes[:0] = late_notes
     finally:
         if workers is not None:
@@ -130,16 +156,36 @@ def run_batch(config: BatchConfig, *, executor: cf.Executor | None = None,
     return report
 
 
-def _grade_all(config, assignment, found, outdir, workers: Workers, window: int, progress, phase, policy,
-               zygote_ready: Callable[[], None]) -> BatchReport:
+def _grade_all(
+    config,
+    assignment,
+    found,
+    outdir,
+    workers: Workers,
+    window: int,
+    progress,
+    phase,
+    policy,
+    zygote_ready: Callable[[], None],
+) -> BatchReport:
     start = time.monotonic()
     report = BatchReport(total=len(found.jobs), skipped=list(found.skipped), layout=found.layout)
-    hide = tuple(sorted({str(Path(config.submissions).resolve()), str(outdir.resolve()), *( [found.workdir] if found.workdir else [])}))
+    hide = tuple(
+        sorted(
+            {
+                str(Path(config.submissions).resolve()),
+                str(outdir.resolve()),
+                *([found.workdir] if found.workdir else []),
+            }
+        )
+    )
     pending = {}  # student -> (job, key) of the notebooks to grade
     done = 0
     people = {}
     keys = {}  # student -> cache key of a result worth reusing (none for a notebook the grader failed on)
-    marks = load_marks(outdir)  # a progress line gives the final total: the grader's points with the staff marks that hold
+    marks = load_marks(
+        outdir
+    )  # a progress line gives the final total: the grader's points with the staff marks that hold
 
     written = outputs.Written()  # what this run writes as each notebook comes in: its end writes only what changed
 
@@ -164,14 +210,28 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             reused.append(job.student)
             continue
         pending[job.student] = (job, key)
-    graded = grade_all([job for job, _ in pending.values()], workers, grade_job, lambda job: (
-        job.student, job.path, assignment.id, config.limits, hide, config.backend), window=window)
+    graded = grade_all(
+        [job for job, _ in pending.values()],
+        workers,
+        grade_job,
+        lambda job: (job.student, job.path, assignment.id, config.limits, hide, config.backend),
+        window=window,
+    )
     for job in found.jobs:  # while the workers grade: the notebooks' JSON only (answers, release check)
         facts = read_facts(job.path, assignment)
-        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
-                                            release_identical=facts.release_identical, answers=facts.answers,
-                                            unanswered=facts.unanswered, code_sha256=facts.code_sha256,
-                                            submitted=job.submitted, submitted_from=job.submitted_from)
+        people[job.student] = StudentRecord(
+            notebook=os.path.basename(job.path),
+            name=job.name,
+            email=job.email,
+            late=job.late,
+            release_identical=facts.release_identical,
+            answers=facts.answers,
+            unanswered=facts.unanswered,
+            code_sha256=facts.code_sha256,
+            submitted=job.submitted,
+            submitted_from=job.submitted_from,
+            chosen=job.chosen,
+        )
         write_atomic(code_path(outdir, job.student), facts.code)
     # While the workers grade, at the lowest priority: nbgrader's import, the gradebook's tables and grade cells
     # (no result needed), what comparing code imports, then the similarity report, which depends on the notebooks'
@@ -182,7 +242,9 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
     warm = [lambda: outputs.prepare_gradebook(gradebook_url(config.db_url, outdir), assignment, rows)]
     if len(students) > 1:
         warm.append(similarity_imports)
-    nbgrader_import.prefetch_gradebook(then=lambda: compared.append(write_similarity(outdir, assignment, students)), warm=warm)
+    nbgrader_import.prefetch_gradebook(
+        then=lambda: compared.append(write_similarity(outdir, assignment, students)), warm=warm
+    )
     zygote_ready()  # or SandboxError, with the zygote's own words: no notebook could be graded
     for student in reused:
         finished(student, report.results[student])
@@ -202,17 +264,32 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
         finished(job.student, result)
     workers.release()  # every notebook is in: the workers exit while the outputs are written
     for job in found.unreadable:  # its archive entry could not be unpacked: the row says why
-        people[job.student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
-                                            submitted=job.submitted, submitted_from=job.submitted_from)
+        people[job.student] = StudentRecord(
+            notebook=os.path.basename(job.path),
+            name=job.name,
+            email=job.email,
+            late=job.late,
+            submitted=job.submitted,
+            submitted_from=job.submitted_from,
+            chosen=job.chosen,
+        )
         report.results[job.student] = missing_result(assignment, os.path.basename(job.path), job.problem)
     for student, job in sorted(found.without_notebook.items()):
         files = found.not_notebooks[student]
-        people[student] = StudentRecord(notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late,
-                                        no_notebook=files)
+        people[student] = StudentRecord(
+            notebook=os.path.basename(job.path), name=job.name, email=job.email, late=job.late, no_notebook=files
+        )
         report.results[student] = missing_result(assignment, os.path.basename(job.path), no_notebook_reason(files))
-    record = BatchRecord(assignment=assignment.id, layout=found.layout, db_url=config.db_url or "", gradescope=config.gradescope,
-                         lms=config.lms, students=people, skipped=tuple(tuple(s) for s in report.skipped),
-                         late_policy=policy.to_dict() if policy else {})
+    record = BatchRecord(
+        assignment=assignment.id,
+        layout=found.layout,
+        db_url=config.db_url or "",
+        gradescope=config.gradescope,
+        lms=config.lms,
+        students=people,
+        skipped=tuple(tuple(s) for s in report.skipped),
+        late_policy=policy.to_dict() if policy else {},
+    )
     if policy:
         phase(f"late policy: {policy.describe()}")
 
@@ -223,7 +300,8 @@ def _grade_all(config, assignment, found, outdir, workers: Workers, window: int,
             write_similarity(outdir, assignment, students)
 
     write_record(outdir, record)
-    report.results, report.notes = publish(outdir, assignment, record, report.results, keys, phase, similarity_written,
-                                           written)
+    report.results, report.notes = publish(
+        outdir, assignment, record, report.results, keys, phase, similarity_written, written
+    )
     report.seconds = time.monotonic() - start
     return report

@@ -25,6 +25,7 @@ up to at least ``min_shared`` filtered characters; clusters are the connected gr
 ring of copies is one cluster). The thresholds and the planted-copy recall and false pairs behind them are in
 docs/performance.md.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -105,9 +106,13 @@ class Report:
         # a version 1 report's thresholds were set for another measure (common code dropped, every passage
         # counted): the next comparison starts from today's defaults
         settings = Settings(**data["settings"]) if data["version"] == SIMILARITY_VERSION else Settings()
-        return cls(settings, data["students"],
-                   tuple(Pair(p["a"], p["b"], p["share_a"], p["share_b"], p["shared"]) for p in data["pairs"]),
-                   tuple(tuple(c) for c in data["clusters"]), data.get("highest_unflagged", 0.0))
+        return cls(
+            settings,
+            data["students"],
+            tuple(Pair(p["a"], p["b"], p["share_a"], p["share_b"], p["shared"]) for p in data["pairs"]),
+            tuple(tuple(c) for c in data["clusters"]),
+            data.get("highest_unflagged", 0.0),
+        )
 
 
 def code_path(outdir: str | Path, student: str) -> Path:
@@ -128,7 +133,11 @@ class Fingerprint:
         self.k = settings.noise
         self.filtered_code, self.offsets = filter_code(blank_dead(code), "code.py", "python")  # same positions
         hashes = kgram_hashes(self.filtered_code, self.k)
-        selected, idx = winnow(hashes, settings.guarantee - settings.noise + 1, remove_duplicates=False) if len(hashes) else (hashes, hashes)
+        selected, idx = (
+            winnow(hashes, settings.guarantee - settings.noise + 1, remove_duplicates=False)
+            if len(hashes)
+            else (hashes, hashes)
+        )
         self.hash_idx: dict[int, list[int]] = {}
         for h, i in zip(selected.tolist(), idx.tolist()):
             if h not in boilerplate:
@@ -151,8 +160,15 @@ def kgram_hashes(text: str, k: int) -> np.ndarray:
     """A stable 48-bit hash of every k-gram of ``text`` (copydetect's own uses Python's per-process ``hash``)."""
     import numpy as np  # here: a batch of one notebook compares nothing, and its process never imports numpy
 
-    return np.array([int.from_bytes(hashlib.blake2b(text[i:i + k].encode("utf-8", "surrogatepass"), digest_size=6).digest(), "big")
-                     for i in range(len(text) - k + 1)], dtype=np.int64)
+    return np.array(
+        [
+            int.from_bytes(
+                hashlib.blake2b(text[i : i + k].encode("utf-8", "surrogatepass"), digest_size=6).digest(), "big"
+            )
+            for i in range(len(text) - k + 1)
+        ],
+        dtype=np.int64,
+    )
 
 
 def boilerplate_hashes(release: str | Sequence[str], settings: Settings) -> frozenset:
@@ -160,8 +176,12 @@ def boilerplate_hashes(release: str | Sequence[str], settings: Settings) -> froz
     the files released with it), as written and with its dead statements blanked out (a stub's docstring)."""
     filter_code = copydetect_utils().filter_code
     pieces = [release] if isinstance(release, str) else list(release)
-    return frozenset(h for piece in pieces for text in {piece, blank_dead(piece)}
-                     for h in kgram_hashes(filter_code(text, "release.py", "python")[0], settings.noise).tolist())
+    return frozenset(
+        h
+        for piece in pieces
+        for text in {piece, blank_dead(piece)}
+        for h in kgram_hashes(filter_code(text, "release.py", "python")[0], settings.noise).tolist()
+    )
 
 
 def compare(first: Fingerprint, second: Fingerprint, min_run: int = 0):
@@ -186,7 +206,9 @@ def compare(first: Fingerprint, second: Fingerprint, min_run: int = 0):
     return sizes[0], (shares[0], shares[1]), (slices[0], slices[1])
 
 
-def analyse(codes: dict[str, str], release: str | Sequence[str], settings: Settings = Settings()) -> tuple[Report, dict]:
+def analyse(
+    codes: dict[str, str], release: str | Sequence[str], settings: Settings = Settings()
+) -> tuple[Report, dict]:
     """(the report over ``codes`` (student -> code), the fingerprints of each student); ``release``: the code
     the course gave (``release_sources``), whose passages never count."""
     report, prints, _ = _analyse(codes, release, settings)
@@ -219,6 +241,7 @@ def _clusters(pairs: list[Pair]) -> tuple[tuple[str, ...], ...]:
         while parent.setdefault(x, x) != x:
             x = parent[x]
         return x
+
     for p in pairs:
         parent[root(p.a)] = root(p.b)
     groups: dict[str, list[str]] = {}
@@ -295,7 +318,10 @@ def write_similarity(outdir: str | Path, assignment, students, settings: Setting
     link = pair_link(report)
     pages = set()
     for pair in report.pairs[:PAGE_LIMIT]:
-        write_atomic(folder / link(pair), pair_page(assignment.id, pair, codes, slices[pair], copydetect_utils().highlight_overlap))
+        write_atomic(
+            folder / link(pair),
+            pair_page(assignment.id, pair, codes, slices[pair], copydetect_utils().highlight_overlap),
+        )
         pages.add(link(pair))
     for old in folder.glob("pairs/*.html"):  # pairs no longer flagged, or no longer among the highest
         if f"pairs/{old.name}" not in pages:

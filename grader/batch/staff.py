@@ -17,6 +17,7 @@ Two TAs (or a TA and a batch) working on one OUTDIR at once take turns: every re
 marks, and every publication of the outputs from them, holds ``OUTDIR/.staff.lock`` (an exclusive
 ``flock``), so no mark is lost to a concurrent save and no output is written from marks already stale.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -45,6 +46,7 @@ READABLE_VERSIONS = (1, 2, 3)  # version 1: marks without what they were made on
 @dataclass(frozen=True, order=True)
 class Target:
     """One check of one student's notebook (ordered by student, exercise, check)."""
+
     student: str
     exercise: str
     check: str
@@ -58,6 +60,7 @@ class StoredMark:
     """A staff mark as staff.json keeps it, with what it was made on (None: not known yet). ``result_key``
     is "" for an override set where no graded result was stored; ``code_sha256`` is "" where the batch
     record did not know the notebook's code (a batch.json older than version 3)."""
+
     mark: StaffMark
     answer_sha256: str | None = None  # manual: answer_digest of the answer it scored
     result_key: str | None = None  # override: cache key of the graded result it overrode
@@ -71,7 +74,11 @@ class StoredMark:
 
     def answer_changed(self, answer: str) -> bool:
         """A manual score made on another answer than ``answer`` (never for an unbound mark)."""
-        return self.mark.kind == "manual" and self.answer_sha256 is not None and self.answer_sha256 != answer_digest(answer)
+        return (
+            self.mark.kind == "manual"
+            and self.answer_sha256 is not None
+            and self.answer_sha256 != answer_digest(answer)
+        )
 
     def regraded(self, key: str) -> bool:
         """An override made on another graded result than the one whose cache key is ``key``."""
@@ -108,10 +115,14 @@ def resolve_check(assignment: Assignment, spec: str) -> tuple[str, str, float]:
     except KeyError:
         known = ", ".join(e.id for e in assignment.exercises)
         raise UsageError(f"{assignment.id} has no exercise {exercise_id!r}; its exercises: {known}") from None
-    checks = {MANUAL_CHECK: exercise.points} if exercise.kind == "manual" else {c.name: c.points for c in exercise.checks}
+    checks = (
+        {MANUAL_CHECK: exercise.points} if exercise.kind == "manual" else {c.name: c.points for c in exercise.checks}
+    )
     if not check:
         if len(checks) != 1:
-            raise UsageError(f"{exercise_id} has {len(checks)} checks; name one as {exercise_id}.CHECK: {', '.join(checks)}")
+            raise UsageError(
+                f"{exercise_id} has {len(checks)} checks; name one as {exercise_id}.CHECK: {', '.join(checks)}"
+            )
         check = next(iter(checks))
     if check not in checks:
         raise UsageError(f"{exercise_id} has no check {check!r}; its checks: {', '.join(checks)}")
@@ -188,10 +199,19 @@ def load_marks(outdir: str | Path) -> dict[Target, StoredMark]:
     try:
         for entry in data["marks"]:
             target = Target(str(entry["student"]), str(entry["exercise"]), str(entry["check"]))
-            mark = StaffMark(kind=entry["kind"], points=entry["points"], reason=entry.get("reason", ""),
-                             by=entry.get("by", ""), grader_points=entry.get("grader_points", 0.0))
-            marks[target] = StoredMark(mark, _text_or_none(entry.get("answer_sha256")), _text_or_none(entry.get("result_key")),
-                                       _text_or_none(entry.get("code_sha256")))
+            mark = StaffMark(
+                kind=entry["kind"],
+                points=entry["points"],
+                reason=entry.get("reason", ""),
+                by=entry.get("by", ""),
+                grader_points=entry.get("grader_points", 0.0),
+            )
+            marks[target] = StoredMark(
+                mark,
+                _text_or_none(entry.get("answer_sha256")),
+                _text_or_none(entry.get("result_key")),
+                _text_or_none(entry.get("code_sha256")),
+            )
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path} has a malformed mark: {exc}") from None
     return marks
@@ -207,18 +227,30 @@ def save_marks(outdir: str | Path, assignment: str, marks: dict[Target, StoredMa
     entries = []
     for t, stored in sorted(marks.items(), key=lambda item: item[0]):
         m = stored.mark
-        entry = {"student": t.student, "exercise": t.exercise, "check": t.check, "kind": m.kind, "points": m.points,
-                 "reason": m.reason, "by": m.by, "grader_points": m.grader_points}
-        bindings = {"answer_sha256": stored.answer_sha256} if m.kind == "manual" else \
-            {"result_key": stored.result_key, "code_sha256": stored.code_sha256}
+        entry = {
+            "student": t.student,
+            "exercise": t.exercise,
+            "check": t.check,
+            "kind": m.kind,
+            "points": m.points,
+            "reason": m.reason,
+            "by": m.by,
+            "grader_points": m.grader_points,
+        }
+        bindings = (
+            {"answer_sha256": stored.answer_sha256}
+            if m.kind == "manual"
+            else {"result_key": stored.result_key, "code_sha256": stored.code_sha256}
+        )
         entry.update({k: v for k, v in bindings.items() if v is not None})
         entries.append(entry)
     data = {"version": STAFF_SCHEMA_VERSION, "assignment": assignment, "marks": entries}
     write_atomic(staff_path(outdir), json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
-def bind_unbound(marks: dict[Target, StoredMark], answers: dict[str, dict], keys: dict[str, str],
-                 codes: dict[str, str] | None = None) -> dict[Target, StoredMark]:
+def bind_unbound(
+    marks: dict[Target, StoredMark], answers: dict[str, dict], keys: dict[str, str], codes: dict[str, str] | None = None
+) -> dict[Target, StoredMark]:
     """``marks`` with every mark not bound yet bound to what is at hand now: a manual score (version 1) to
     its student's answer in ``answers`` (student -> question -> text), an override to the cache key of its
     student's result in ``keys`` ("" when none) and to the digest of the student's code in ``codes``. An
@@ -233,7 +265,9 @@ def bind_unbound(marks: dict[Target, StoredMark], answers: dict[str, dict], keys
         if stored.mark.kind == "manual":
             if stored.answer_sha256 is None:
                 bound[target] = replace(stored, answer_sha256=answer_digest(answers[student].get(target.exercise, "")))
-        elif stored.code_sha256 is None and codes.get(student) and stored.result_key in (None, "", keys.get(student, "")):
+        elif (
+            stored.code_sha256 is None and codes.get(student) and stored.result_key in (None, "", keys.get(student, ""))
+        ):
             bound[target] = replace(stored, result_key=keys.get(student, ""), code_sha256=codes[student])
         elif stored.result_key is None:
             bound[target] = replace(stored, result_key=keys.get(student, ""))

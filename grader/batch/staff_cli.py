@@ -1,5 +1,6 @@
 """The staff's commands on a graded batch: manual scores, overrides, and the gradebook CSV an LMS imports
 (``seqgrade manual``, ``override``, ``export-grades``). Registered by grader.cli, which prints their errors."""
+
 from __future__ import annotations
 
 import sys
@@ -43,8 +44,11 @@ def cmd_manual(args, console: Console) -> int:
             report = manual.import_from_gradebook(args.outdir, args.db, by=args.by or manual.FORMGRADER)
         else:
             report = manual.import_scores(args.outdir, args.files, by=args.by or "")
-        console.print(f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
-                      markup=False, highlight=False)
+        console.print(
+            f"manual scores: {report.applied} stored, {report.unchanged} unchanged, {report.skipped} rows left empty",
+            markup=False,
+            highlight=False,
+        )
         return _republish(args.outdir, console)
 
 
@@ -57,8 +61,9 @@ def cmd_override(args, console: Console) -> int:
         sys.stdout.write(overrides.listing(args.outdir, every=args.all))
         return 0
     if not args.student or not args.target:
-        raise UsageError("override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, --confirm "
-                         "or --remove)")
+        raise UsageError(
+            "override needs OUTDIR STUDENT EXERCISE[.CHECK] POINTS --reason TEXT (or --list, --confirm or --remove)"
+        )
     from grader.batch.staff import staff_lock
 
     with staff_lock(args.outdir):  # the marks and the outputs written from them change together
@@ -74,8 +79,12 @@ def _override(args, console: Console, overrides) -> int:
         console.print(f"removed the override of {args.target} for {target.student}", markup=False, highlight=False)
     elif args.confirm:
         target, mark = overrides.confirm_override(args.outdir, args.student, args.target, by=args.by or "")
-        console.print(f"{target.student} {args.target}: the override of {mark.points:g} points now applies to this "
-                      f"notebook (the grader gives {mark.grader_points:g})", markup=False, highlight=False)
+        console.print(
+            f"{target.student} {args.target}: the override of {mark.points:g} points now applies to this "
+            f"notebook (the grader gives {mark.grader_points:g})",
+            markup=False,
+            highlight=False,
+        )
     else:
         if args.points is None:
             raise UsageError("override needs POINTS after EXERCISE[.CHECK]")
@@ -83,9 +92,14 @@ def _override(args, console: Console, overrides) -> int:
             points = float(args.points)
         except ValueError:
             raise UsageError(f"POINTS must be a number; got {args.points!r}") from None
-        target, mark = overrides.set_override(args.outdir, args.student, args.target, points, args.reason or "", by=args.by or "")
-        console.print(f"{target.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
-                      markup=False, highlight=False)
+        target, mark = overrides.set_override(
+            args.outdir, args.student, args.target, points, args.reason or "", by=args.by or ""
+        )
+        console.print(
+            f"{target.student} {args.target}: {mark.points:g} points (the grader gives {mark.grader_points:g})",
+            markup=False,
+            highlight=False,
+        )
     return _republish(args.outdir, console)
 
 
@@ -108,25 +122,44 @@ def cmd_export_grades(args, console: Console) -> int:
 
 def add_staff_parsers(sub) -> None:
     p = sub.add_parser("manual", help="manual grading: export free-text answers, import the TA's scores")
-    p.add_argument("action", choices=("export", "import"), help="export: one HTML page and one CSV per question; "
-                   "import: store the scores filled into those CSVs (or formgrader's) and rewrite the outputs")
+    p.add_argument(
+        "action",
+        choices=("export", "import"),
+        help="export: one HTML page and one CSV per question; "
+        "import: store the scores filled into those CSVs (or formgrader's) and rewrite the outputs",
+    )
     p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
-    p.add_argument("files", nargs="*", metavar="SCORES.csv", help="import: CSV files with student, question, points (and comment)")
+    p.add_argument(
+        "files", nargs="*", metavar="SCORES.csv", help="import: CSV files with student, question, points (and comment)"
+    )
     p.add_argument("--to", metavar="DIR", help="export: where to write the pages and CSVs (default OUTDIR/manual)")
-    p.add_argument("--from-gradebook", action="store_true", help="import: take the manual scores entered in nbgrader's formgrader")
+    p.add_argument(
+        "--from-gradebook", action="store_true", help="import: take the manual scores entered in nbgrader's formgrader"
+    )
     p.add_argument("--db", metavar="URL", help="import --from-gradebook: the gradebook (default: the batch's)")
     p.add_argument("--by", metavar="NAME", help="import: who scored them (stored with each score)")
     p.set_defaults(func=cmd_manual)
     p = sub.add_parser("override", help="set, list or remove a TA's override of one check's points for one student")
     p.add_argument("outdir", metavar="OUTDIR", help="the --out folder of a `seqgrade batch`")
-    p.add_argument("student", nargs="?", metavar="STUDENT", help="the student id as in grades.csv, or the name or email the export gives")
-    p.add_argument("target", nargs="?", metavar="EXERCISE[.CHECK]", help="the check (an exercise alone when it has one check)")
+    p.add_argument(
+        "student",
+        nargs="?",
+        metavar="STUDENT",
+        help="the student id as in grades.csv, or the name or email the export gives",
+    )
+    p.add_argument(
+        "target", nargs="?", metavar="EXERCISE[.CHECK]", help="the check (an exercise alone when it has one check)"
+    )
     p.add_argument("points", nargs="?", metavar="POINTS", help="the points the check gives this student")
     p.add_argument("--reason", metavar="TEXT", help="why (required; shown on the student's feedback page)")
     p.add_argument("--by", metavar="NAME", help="who set it")
     p.add_argument("--remove", action="store_true", help="remove the override of STUDENT EXERCISE[.CHECK]")
-    p.add_argument("--confirm", action="store_true", help="apply the override of STUDENT EXERCISE[.CHECK] to the "
-                   "notebook as it is now (an override made on code the student has changed since is set aside)")
+    p.add_argument(
+        "--confirm",
+        action="store_true",
+        help="apply the override of STUDENT EXERCISE[.CHECK] to the "
+        "notebook as it is now (an override made on code the student has changed since is set aside)",
+    )
     p.add_argument("--list", action="store_true", help="list the overrides")
     p.add_argument("--all", action="store_true", help="with --list: manual scores too")
     p.set_defaults(func=cmd_override)

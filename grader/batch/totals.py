@@ -17,6 +17,7 @@ staff.json and listed, and the TA is told (``override stale``) until they confir
 (``seqgrade override ... --confirm``). On the same code an override applies; when the grader's points for
 its check changed since (another seqgrade version or limits), the TA is told.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -27,8 +28,10 @@ from .late import LatePolicy, assess
 from .staff import StoredMark, Target
 
 NO_ANSWER = "no answer to grade: the submission has no readable notebook of this assignment"
-UNANSWERED = ("unanswered: the answer cell is empty or still reads exactly as it was released, so there was nothing "
-              "for course staff to grade (0 points)")
+UNANSWERED = (
+    "unanswered: the answer cell is empty or still reads exactly as it was released, so there was nothing "
+    "for course staff to grade (0 points)"
+)
 OVERRIDE_STALE = "override stale"
 
 
@@ -44,8 +47,14 @@ def score_text(result: NotebookResult) -> str:
     return f"{result.score:g}/{result.max_score:g}"
 
 
-def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, StoredMark], key: str = "",
-                 policy: LatePolicy | None = None) -> Final:
+def final_result(
+    student: str,
+    graded: NotebookResult,
+    who,
+    marks: dict[Target, StoredMark],
+    key: str = "",
+    policy: LatePolicy | None = None,
+) -> Final:
     """``graded`` with the flags of ``who`` (the student's batch record; None when not known, then no
     answer is compared), exactly the stored marks of ``student`` that hold (marks already on the result
     are replaced) and the charge of the late ``policy`` (None: no policy). ``key`` is the cache key of the
@@ -67,18 +76,26 @@ def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, 
                 m = stored.mark
                 if answers is not None and stored.answer_changed(answers.get(e.id, "")):
                     set_aside.append((e.id, m.points))
-                    notes.append(f"manual stale: {e.id} (the answer changed since it was scored {m.points:g}/{c.max_points:g}"
-                                 + (f" by {m.by}" if m.by else "") + "; its points are pending again)")
+                    notes.append(
+                        f"manual stale: {e.id} (the answer changed since it was scored {m.points:g}/{c.max_points:g}"
+                        + (f" by {m.by}" if m.by else "")
+                        + "; its points are pending again)"
+                    )
                 elif who is not None and stored.code_changed(getattr(who, "code_sha256", ""), key):
-                    notes.append(f"{OVERRIDE_STALE}: {e.id}.{c.name} (set to {m.points:g}/{c.max_points:g}"
-                                 + (f" by {m.by}" if m.by else "") + f" on other code: the notebook changed since; the "
-                                 f"grader's {c.points:g} stand until staff confirm it with `seqgrade override OUTDIR "
-                                 f"{student} {e.id}.{c.name} --confirm`)")
+                    notes.append(
+                        f"{OVERRIDE_STALE}: {e.id}.{c.name} (set to {m.points:g}/{c.max_points:g}"
+                        + (f" by {m.by}" if m.by else "")
+                        + f" on other code: the notebook changed since; the "
+                        f"grader's {c.points:g} stand until staff confirm it with `seqgrade override OUTDIR "
+                        f"{student} {e.id}.{c.name} --confirm`)"
+                    )
                 else:
                     mark = replace(m, grader_points=c.points)
                     notes += _override_notes(e.id, c.name, c.points, stored)
             if mark is not None and c.kind == UNANSWERED_KIND:  # scored by staff after all (a stored result held it
-                c = replace(c, status="manual", message=MANUAL_MESSAGE, kind="")  # as unanswered): a written answer again
+                c = replace(
+                    c, status="manual", message=MANUAL_MESSAGE, kind=""
+                )  # as unanswered): a written answer again
             if c.status == "manual" and mark is None:
                 if unanswerable:
                     c = replace(c, status="missing", message=NO_ANSWER, kind="missing")
@@ -87,11 +104,14 @@ def final_result(student: str, graded: NotebookResult, who, marks: dict[Target, 
             checks.append(replace(c, staff=mark))
         exercises.append(replace(e, checks=tuple(checks)))
     for exercise_id, check in sorted(set(mine) - used):
-        notes.append(f"{exercise_id}.{check}: the {mine[(exercise_id, check)].mark.kind} mark is not applied "
-                     f"(this result has no such check: status {graded.status})")
+        notes.append(
+            f"{exercise_id}.{check}: the {mine[(exercise_id, check)].mark.kind} mark is not applied "
+            f"(this result has no such check: status {graded.status})"
+        )
     late = assess(policy, student, who)
     flags = tuple(f for f in (who.flags if who is not None else ()) if not (late.decided and f == "late"))
-    result = replace(graded, exercises=tuple(exercises), flags=flags, late=late.charge)
+    chosen = getattr(who, "chosen", "") if who is not None else graded.chosen
+    result = replace(graded, exercises=tuple(exercises), flags=flags, late=late.charge, chosen=chosen)
     return Final(result, tuple(notes) + late.notes, tuple(set_aside))
 
 
@@ -101,5 +121,7 @@ def _override_notes(exercise: str, check: str, points: float, stored: StoredMark
     mark = stored.mark
     if mark.kind != "override" or mark.grader_points == points:
         return []
-    return [f"{exercise}.{check}: the grader now gives {points:g} points (it gave {mark.grader_points:g} when the "
-            f"override was set); the override of {mark.points:g} is kept"]
+    return [
+        f"{exercise}.{check}: the grader now gives {points:g} points (it gave {mark.grader_points:g} when the "
+        f"override was set); the override of {mark.points:g} is kept"
+    ]

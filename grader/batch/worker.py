@@ -2,6 +2,7 @@
 the submissions it is given, with a pre-loaded sandbox zygote of its own, or the one the batch's own
 workers share (grader.batch.pool). Works the same in a local process pool and in a Dask worker: only
 plain data goes in and comes out."""
+
 from __future__ import annotations
 
 import atexit
@@ -21,7 +22,12 @@ _CPU_INDEX = None  # this worker's number in its pool: which CPU it grades on (g
 
 def cache_key(notebook_bytes: bytes, assignment: str, limits: Limits) -> str:
     h = hashlib.sha256()
-    for part in (notebook_bytes, assignment.encode(), __version__.encode(), repr(sorted(asdict(limits).items())).encode()):
+    for part in (
+        notebook_bytes,
+        assignment.encode(),
+        __version__.encode(),
+        repr(sorted(asdict(limits).items())).encode(),
+    ):
         h.update(len(part).to_bytes(8, "little"))
         h.update(part)
     return h.hexdigest()
@@ -68,15 +74,18 @@ def _grader(limits: Limits, hide: tuple[str, ...], backend: str, renew: bool = F
         torch.set_num_threads(1)  # one worker per core: the checks' own torch work stays on this worker's core
         if _GRADER is not None:
             _GRADER.close()
-        _GRADER = Grader(limits, backend=backend, slot=os.getpid() % 5000, hide=hide, launched=launched,
-                         shared_zygote=shared, cpu_index=_CPU_INDEX)
+        _GRADER = Grader(
+            limits, backend=backend, hide=hide, launched=launched, shared_zygote=shared, cpu_index=_CPU_INDEX
+        )
         _GRADER_KEY = key
         atexit.register(_GRADER.close)
     _GRADER.set_hidden(hide)
     return _GRADER
 
 
-def grade_job(student: str, path: str, assignment: str, limits: Limits, hide: tuple[str, ...], backend: str = "sandbox") -> dict:
+def grade_job(
+    student: str, path: str, assignment: str, limits: Limits, hide: tuple[str, ...], backend: str = "sandbox"
+) -> dict:
     """Grade one notebook; return {"student", "result" (the result as a dict), "error"}."""
     global _SHARED_ZYGOTE
     try:
@@ -89,7 +98,9 @@ def grade_job(student: str, path: str, assignment: str, limits: Limits, hide: tu
             # The batch's zygote ended (a student's process must not be able to end it; if one did, or it
             # was killed): this worker starts one of its own and grades the notebook again from the start.
             _SHARED_ZYGOTE = None
-            result = _grader(limits, hide, backend, renew=True).grade(path, assignment, display_name=os.path.basename(path))
+            result = _grader(limits, hide, backend, renew=True).grade(
+                path, assignment, display_name=os.path.basename(path)
+            )
         return {"student": student, "result": result.to_dict(), "error": None}
     except Exception as exc:  # the grader's own failure: recorded, never stops the batch
         return {"student": student, "result": None, "error": f"{type(exc).__name__}: {exc}"}

@@ -17,6 +17,7 @@ Exceeding either is that call's failure (:class:`grader.checking.calls.StudentOv
 named on the feedback page; the grader never computes the oversized reply. The same allowance bounds
 the bytes a reply or a stand-in request may carry (``max_frame_bytes``), checked before they are read.
 """
+
 from __future__ import annotations
 
 import math
@@ -89,12 +90,16 @@ class CallAllowance:
     def refusal(self, name: str, elements: int, work: float) -> str | None:
         """Why a stand-in computation of this size is refused, or None when it may run."""
         if elements > self.max_elements:
-            return (f"it asked the grader's {name} for a result holding about {_count(elements)} numbers, more than the "
-                    f"{_count(self.max_elements)} allowed for a call on these inputs")
+            return (
+                f"it asked the grader's {name} for a result holding about {_count(elements)} numbers, more than the "
+                f"{_count(self.max_elements)} allowed for a call on these inputs"
+            )
         left = max(self.cpu_s - self.spent_s, 0.0)
         if work > left * WORK_PER_CPU_S + STEP_WORK:
-            return (f"it asked the grader's {name} for about {_count(int(work))} operations, more than its CPU budget of "
-                    f"{self.cpu_s:g} s allows")
+            return (
+                f"it asked the grader's {name} for about {_count(int(work))} operations, more than its CPU budget of "
+                f"{self.cpu_s:g} s allows"
+            )
         return None
 
     def charge(self, seconds: float) -> None:

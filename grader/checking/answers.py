@@ -1,5 +1,6 @@
 """The pieces every check of a conceptual question shares: reading the student's answer variable, a
 multiple-choice letter, a whole number. Messages never reveal the key."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -4,6 +4,7 @@
 no deadline), so the same student code always meets the same inputs and shrinks to the same
 smallest counterexample. ``run_check`` turns whatever a check raised into a :class:`CheckResult`.
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,7 @@ from grader.results import CheckResult
 
 from . import drawn
 from .calls import Reply, StudentAborted, StudentCode, StudentMissing, StudentRaised
-from .compare import compare_arrays, describe
+from .compare import ATOL, RTOL, compare_arrays, describe
 from .reproduce import RERUN_HINT, with_call
 from .strategies import Later, resolve
 
@@ -28,8 +29,9 @@ def _hypothesis():
 
 # hypothesis is imported when a check first draws or searches (see strategies.Later): a process that
 # replays stored cases on a notebook that passes never imports it.
-settings, given, example, reject = (Later(lambda name=name: getattr(_hypothesis(), name))
-                                    for name in ("settings", "given", "example", "reject"))
+settings, given, example, reject = (
+    Later(lambda name=name: getattr(_hypothesis(), name)) for name in ("settings", "given", "example", "reject")
+)
 
 
 def _grading_settings():
@@ -64,11 +66,12 @@ KIND_HINTS = {
     "shape": "Print the shapes of your intermediate results for the input shown and compare them with the exercise's.",
     "dtype": "Create new tensors and arrays with the input's dtype (dtype=x.dtype) instead of the default.",
     "precision": "Compute in the inputs' dtype throughout: make new tensors with dtype=x.dtype (or x.new_zeros(...)) "
-                 "and never convert a float64 input to float32 (.float()) on the way.",
-    "not_differentiable": "Use torch operations on the inputs only: no .detach(), .numpy(), .item() or torch.tensor(...) on intermediate results.",
+    "and never convert a float64 input to float32 (.float()) on the way.",
+    "not_differentiable": "Use torch operations on the inputs only: no .detach(), .numpy(), .item() or "
+    "torch.tensor(...) on intermediate results.",
     "timeout": "Look for a loop that never ends or work that grows much faster than the input.",
     "resources": "Call the helper functions on pieces the size of your inputs (one block, one step), not on "
-                 "something far larger than the input you were given.",
+    "something far larger than the input you were given.",
 }
 
 
@@ -177,10 +180,12 @@ def expect_value_error(student: StudentCode, name: str, args: tuple, why: str) -
 
 
 def fail_if(message: str | None, context: str = "", *, hint: str | None = None) -> None:
-    """Raise CheckFailed with ``message`` (a :class:`grader.checking.compare.Mismatch` gives its kind) after ``context``."""
+    """Raise CheckFailed with ``message`` (a :class:`grader.checking.compare.Mismatch` gives its kind) after
+    ``context``."""
     if message is not None:
-        raise CheckFailed(f"{context}: {message}" if context else message, kind=getattr(message, "kind", "values"),
-                          hint=hint)
+        raise CheckFailed(
+            f"{context}: {message}" if context else message, kind=getattr(message, "kind", "values"), hint=hint
+        )
 
 
 class Skip(Exception):
@@ -194,8 +199,9 @@ _DRAWN: dict[tuple, list] = {}
 REPLAY = True
 
 
-def for_all(strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = (),
-            unjudged: str = "", key: str = "") -> None:
+def for_all(
+    strategy, prop: Callable, *, max_examples: int = 12, examples: tuple = (), unjudged: str = "", key: str = ""
+) -> None:
     """Run ``prop`` on the explicit ``examples`` and then on drawn ones; raise the smallest failure.
 
     The cases hypothesis would try on a passing answer do not depend on the answer (the settings are
@@ -272,25 +278,42 @@ def drawn_cases(strategy, count: int, key: str) -> list:
     return copy.deepcopy(_DRAWN[cache_key])
 
 
-def run_check(name: str, func: Callable[[StudentCode], object], points: float, student: StudentCode,
-              hint: str = "", hints: Mapping[str, str] | None = None) -> CheckResult:
+def run_check(
+    name: str,
+    func: Callable[[StudentCode], object],
+    points: float,
+    student: StudentCode,
+    hint: str = "",
+    hints: Mapping[str, str] | None = None,
+) -> CheckResult:
     """Run one check against the student's code and record its verdict, its failure kind and a hint
     chosen for that kind (the check's own diagnosis first, then ``hints``, then ``hint`` for wrong values or
     lost precision, else the kind's own)."""
 
     named: list = []
 
-    def result(status: str, message: str = "", figure: dict | None = None, kind: str = "",
-               diagnosed: str | None = None) -> CheckResult:
+    def result(
+        status: str, message: str = "", figure: dict | None = None, kind: str = "", diagnosed: str | None = None
+    ) -> CheckResult:
         if status != "passed":
-            chosen = diagnosed or (hints or {}).get(kind) or \
-                (hint if kind in ("values", "precision") else KIND_HINTS.get(kind, ""))
+            chosen = (
+                diagnosed
+                or (hints or {}).get(kind)
+                or (hint if kind in ("values", "precision") else KIND_HINTS.get(kind, ""))
+            )
             if chosen:
                 message = f"{message}\nHint: {chosen}"
             # only the stand-ins the grader actually answered during this check are mentioned
             message = _with_arguments(message, named, sorted(getattr(student, "served", None) or ()))
-        return CheckResult(name=name, status=status, points=points if status == "passed" else 0.0,
-                           max_points=points, message=message, figure=figure, kind=kind if status != "passed" else "")
+        return CheckResult(
+            name=name,
+            status=status,
+            points=points if status == "passed" else 0.0,
+            max_points=points,
+            message=message,
+            figure=figure,
+            kind=kind if status != "passed" else "",
+        )
 
     token = _NAMED_CALLS.set(named)
     if hasattr(student, "begin"):
@@ -302,17 +325,27 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
     except StudentErrorAt as exc:
         return result("error", exc.message, kind="raised")
     except StudentMissing as exc:
-        return result("missing", f"{exc.name} is not defined in the notebook" + (f": {exc.detail}" if exc.detail else ""),
-                      kind="missing")
+        return result(
+            "missing",
+            f"{exc.name} is not defined in the notebook" + (f": {exc.detail}" if exc.detail else ""),
+            kind="missing",
+        )
     except StudentAborted as exc:
         return result(exc.status, exc.message, kind=exc.kind)
     except Exception as exc:
         if _hypothesis_error(exc, "Flaky"):
-            return result("failed", "gave different answers when called twice with the same input; "
-                                    "results must not depend on hidden state or randomness", kind="values")
+            return result(
+                "failed",
+                "gave different answers when called twice with the same input; "
+                "results must not depend on hidden state or randomness",
+                kind="values",
+            )
         # a fault in the check itself, not the student's
-        return result("error", f"seqgrade could not finish this check ({type(exc).__name__}: {exc}); please tell course staff",
-                      kind="check_error")
+        return result(
+            "error",
+            f"seqgrade could not finish this check ({type(exc).__name__}: {exc}); please tell course staff",
+            kind="check_error",
+        )
     finally:
         _NAMED_CALLS.reset(token)
     figure = outcome.figure if isinstance(outcome, Passed) else None
@@ -322,12 +355,15 @@ def run_check(name: str, func: Callable[[StudentCode], object], points: float, s
 def _reproduces(got, want, rtol: float, atol: float) -> bool:
     """``got`` equals ``want`` within the tolerances; tuples and lists part by part."""
     if isinstance(want, (tuple, list)):
-        return isinstance(got, (tuple, list)) and len(got) == len(want) and \
-            all(_reproduces(g, w, rtol, atol) for g, w in zip(got, want))
+        return (
+            isinstance(got, (tuple, list))
+            and len(got) == len(want)
+            and all(_reproduces(g, w, rtol, atol) for g, w in zip(got, want))
+        )
     return compare_arrays(got, want, rtol=rtol, atol=atol, check_dtype=False) is None
 
 
-def diagnose(got, variants, *, rtol: float = 1e-6, atol: float = 1e-9) -> str | None:
+def diagnose(got, variants, *, rtol: float = RTOL, atol: float = ATOL) -> str | None:
     """The hint of the first known mistake whose result ``got`` reproduces: ``variants`` is a sequence
     of ``(compute, hint)`` where ``compute()`` returns what that mistake would have returned (a tuple is
     compared part by part)."""

@@ -8,6 +8,7 @@ gradients autograd found for it. Everything else the grader knows about a call i
 ``served`` lists the calls the student's code made to stand-ins (grader-served replacements of other
 student functions, see :mod:`grader.checking.standins`), as the grader answered them.
 """
+
 from __future__ import annotations
 
 import time
@@ -111,7 +112,9 @@ class StandInHandler(Protocol):
     def cost(self, args: list) -> tuple[int, float]: ...
 
 
-GENERATOR_STATE = "torch.Generator state"  # the key a stub sends a generator argument's state under (grader.jail.invoke)
+GENERATOR_STATE = (
+    "torch.Generator state"  # the key a stub sends a generator argument's state under (grader.jail.invoke)
+)
 
 
 def _generator(state):
@@ -131,9 +134,14 @@ def _generator(state):
 VJP_FACTOR = 3  # a backward pass through a stand-in recomputes its forward pass and then differentiates it
 
 
-def serve_helper(stand_ins: Mapping[str, StandInHandler], request: dict, values: dict,
-                 log: list[Served], allowance: CallAllowance | None = None,
-                 record: dict | None = None) -> tuple[dict, dict]:
+def serve_helper(
+    stand_ins: Mapping[str, StandInHandler],
+    request: dict,
+    values: dict,
+    log: list[Served],
+    allowance: CallAllowance | None = None,
+    record: dict | None = None,
+) -> tuple[dict, dict]:
     """The grader's answer to one helper request from the student's process (shared by all backends).
 
     With an ``allowance``, the computation is estimated first and refused (StudentOverspent, ending the
@@ -221,15 +229,30 @@ class StandInClass:
         return found
 
 
-def build_request(op: str, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), again: bool = False,
-                  stand_ins: Mapping[str, StandInHandler] | None = None, handle: str | None = None,
-                  method: str | None = None, classes: Mapping[str, StandInClass] | None = None,
-                  grad_params: bool = False, prepare: Mapping | None = None,
-                  layout_only: Sequence[str] = ()) -> tuple[dict, list, dict]:
+def build_request(
+    op: str,
+    name: str,
+    args: Sequence,
+    *,
+    grad_wrt: Sequence[int] = (),
+    again: bool = False,
+    stand_ins: Mapping[str, StandInHandler] | None = None,
+    handle: str | None = None,
+    method: str | None = None,
+    classes: Mapping[str, StandInClass] | None = None,
+    grad_params: bool = False,
+    prepare: Mapping | None = None,
+    layout_only: Sequence[str] = (),
+) -> tuple[dict, list, dict]:
     """A call-like request as both backends send it: ``(request, args, handlers)``; ``args`` has each Made
     argument replaced by None (the student's process builds it), ``handlers`` answers every stand-in."""
-    request = {"op": op, "name": name, "grad_wrt": list(grad_wrt), "again": again,
-               "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()}}
+    request = {
+        "op": op,
+        "name": name,
+        "grad_wrt": list(grad_wrt),
+        "again": again,
+        "stand_ins": {k: list(h.params) for k, h in (stand_ins or {}).items()},
+    }
     handlers = dict(stand_ins or {})
     made = [[i, a.spec()] for i, a in enumerate(args) if isinstance(a, Made)]
     if made:
@@ -257,7 +280,14 @@ class StudentCode(Protocol):
 
     def get(self, name: str) -> Any: ...
 
-    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None,
-             again: bool = False, stand_ins: Mapping[str, StandInHandler] | None = None,
-             measure_memory: bool = False) -> Reply: ...
-
+    def call(
+        self,
+        name: str,
+        args: Sequence,
+        *,
+        grad_wrt: Sequence[int] = (),
+        cotangent=None,
+        again: bool = False,
+        stand_ins: Mapping[str, StandInHandler] | None = None,
+        measure_memory: bool = False,
+    ) -> Reply: ...

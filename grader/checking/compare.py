@@ -1,4 +1,5 @@
 """Comparisons that explain themselves: each returns None when values agree, else a message for students."""
+
 from __future__ import annotations
 
 from contextvars import ContextVar
@@ -12,6 +13,10 @@ from grader.jail.codec import Unsupported
 # been charged already (grader.checking.mechanical): comparisons with a tolerance then allow that dtype's
 # rounding, since casting the answer back cannot give back the digits it lost. None: the inputs' own.
 PRECISION: ContextVar[torch.dtype | None] = ContextVar("precision", default=None)
+
+# The course's tolerance (relative, absolute) for values recomputed in float64: a property compares with it
+# unless it states its own.
+RTOL, ATOL = 1e-6, 1e-9
 
 
 def loosened(rtol: float, atol: float, scale: float = 1.0) -> tuple[float, float]:
@@ -66,8 +71,16 @@ def as_numpy(value) -> np.ndarray:
     return value.detach().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
 
 
-def compare_arrays(got, expected, *, name: str = "the result", rtol: float = 1e-6, atol: float = 1e-8,
-                   kind: str | None = None, check_dtype: bool = True) -> str | None:
+def compare_arrays(
+    got,
+    expected,
+    *,
+    name: str = "the result",
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    kind: str | None = None,
+    check_dtype: bool = True,
+) -> str | None:
     """Compare an array-like answer with the expected one: type, shape, dtype, then values.
 
     The message names the first thing that differs; for values it gives the number of mismatches,
@@ -103,7 +116,8 @@ def compare_arrays(got, expected, *, name: str = "the result", rtol: float = 1e-
     where = f"index {first}" if first else "the value"
     return Mismatch(
         f"{name}: {len(bad)} of {g.size} values differ (max abs error {max_abs:.3g}, max rel error {max_rel:.3g}, "
-        f"tolerance rtol={rtol:g}, atol={atol:g}); first at {where}: expected {_scalar(e[first])}, got {_scalar(g[first])}"
+        f"tolerance rtol={rtol:g}, atol={atol:g}); first at {where}: expected {_scalar(e[first])}, "
+        f"got {_scalar(g[first])}"
     )
 
 

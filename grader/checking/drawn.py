@@ -14,6 +14,7 @@ otherwise that check draws again in every process.
 The folder is ``$SEQGRADE_CACHE_DIR`` (``off`` turns the store off), else ``$XDG_CACHE_HOME/seqgrade``,
 else ``~/.cache/seqgrade``. A folder that cannot be read or written only costs the drawing.
 """
+
 from __future__ import annotations
 
 import base64
@@ -55,14 +56,19 @@ def encode(x):
     if type(x) is np.ndarray or isinstance(x, np.generic):
         if x.dtype.kind not in _NUMERIC_KINDS:
             raise Unstorable(f"array of dtype {x.dtype}")
-        return {"a" if type(x) is np.ndarray else "n": x.dtype.str, "s": list(np.shape(x)),
-                "b": base64.b64encode(np.ascontiguousarray(x).tobytes()).decode("ascii")}
+        return {
+            "a" if type(x) is np.ndarray else "n": x.dtype.str,
+            "s": list(np.shape(x)),
+            "b": base64.b64encode(np.ascontiguousarray(x).tobytes()).decode("ascii"),
+        }
     if isinstance(x, torch.dtype):
         return {"dtype": str(x).removeprefix("torch.")}
     cls = type(x)
     if dataclasses.is_dataclass(x) and cls.__module__.startswith("grader."):
-        return {"dc": f"{cls.__module__}:{cls.__qualname__}",
-                "f": {f.name: encode(getattr(x, f.name)) for f in dataclasses.fields(x)}}
+        return {
+            "dc": f"{cls.__module__}:{cls.__qualname__}",
+            "f": {f.name: encode(getattr(x, f.name)) for f in dataclasses.fields(x)},
+        }
     raise Unstorable(type(x).__name__)
 
 
@@ -117,12 +123,19 @@ def identical(a, b) -> bool:
     if type(a) in (tuple, list):
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
     if type(a) is dict:
-        return list(a) == list(b) and all(identical(x, y) for x, y in zip(a.keys(), b.keys())) and \
-            all(identical(a[k], b[k]) for k in a)
+        return (
+            list(a) == list(b)
+            and all(identical(x, y) for x, y in zip(a.keys(), b.keys()))
+            and all(identical(a[k], b[k]) for k in a)
+        )
     if type(a) is np.ndarray or isinstance(a, np.generic):
-        return a.dtype == b.dtype and np.shape(a) == np.shape(b) and np.ndim(a) == np.ndim(b) and \
-            (type(a) is not np.ndarray or (a.strides == b.strides and a.flags.writeable == b.flags.writeable)) and \
-            np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+        return (
+            a.dtype == b.dtype
+            and np.shape(a) == np.shape(b)
+            and np.ndim(a) == np.ndim(b)
+            and (type(a) is not np.ndarray or (a.strides == b.strides and a.flags.writeable == b.flags.writeable))
+            and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+        )
     if dataclasses.is_dataclass(a):
         return all(identical(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
     return a == b
@@ -145,7 +158,9 @@ def key_of(code: CodeType, max_examples: int, explicit: int, variant: str = "") 
     except ValueError:
         return None
     name = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python 3.11+ (the line tells apart the rest)
-    return f"{rel.as_posix()}:{name}:{code.co_firstlineno}:{max_examples}:{explicit}" + (f":{variant}" if variant else "")
+    return f"{rel.as_posix()}:{name}:{code.co_firstlineno}:{max_examples}:{explicit}" + (
+        f":{variant}" if variant else ""
+    )
 
 
 class Store:
@@ -194,8 +209,9 @@ class Store:
         added, self.added = self.added, {}
         merged = Store(self.path)
         try:
-            write_atomic(self.path, json.dumps({"format": FORMAT, "cases": {**merged._load(), **added}},
-                                               separators=(",", ":")))
+            write_atomic(
+                self.path, json.dumps({"format": FORMAT, "cases": {**merged._load(), **added}}, separators=(",", ":"))
+            )
         except OSError:
             pass
 

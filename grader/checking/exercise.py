@@ -8,10 +8,12 @@ other exercises are graded (the reference, or a declared stand-in) and what serv
 ``tests/test_declarations.py`` checks every declared exercise of the course for each of these, and for the
 demo's sample cells (``grader/assignments/<id>/samples.py``).
 """
+
 from __future__ import annotations
 
 import functools
 import inspect
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -62,12 +64,13 @@ class Check:
             at = text.find(opening)
             if at >= 0:
                 end = text.find(". ", at)
-                return text[at:] if end < 0 else text[at:end + 1]
+                return text[at:] if end < 0 else text[at : end + 1]
         return ""
 
     @property
     def property(self) -> str:
-        return (self.func.__doc__ or "").strip().splitlines()[0]
+        """The sentence students read: the docstring's first paragraph, its lines joined by single spaces."""
+        return " ".join(re.split(r"\n\s*\n", (self.func.__doc__ or "").strip())[0].split())
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,8 @@ class Exercise:
     # The course's own function (or class): its parameters name the arguments in failure messages and must
     # be the notebook stub's; while another exercise is graded, the grader answers calls to it with it.
     reference: Callable | None = None
-    # What answering one call costs, estimated from the arguments before computing it (grader.checking.
-    # standin_costs; generic_cost is a choice to state, not a default).
+    # What answering one call costs, estimated from the arguments before computing it (the assignment's
+    # costs.py, or grader.checking.standin_costs; generic_cost is a choice to state, not a default).
     cost: Callable | None = None
     # What answers for it where another exercise ``requires`` it, when that must not be the reference (a
     # function with the reference's parameters; for a class, a StandInClass). None: the reference.
@@ -142,8 +145,11 @@ class Exercise:
         assignment named in ``others`` is served as the course's own (its reference), and each one this
         exercise ``requires`` by the stand-in its declaration gives."""
         declared = {e.id: e for e in (self.assignment.exercises if self.assignment is not None else ())}
-        table = {name: handler for name in others
-                 if name != self.id and name in declared and (handler := declared[name].served) is not None}
+        table = {
+            name: handler
+            for name in others
+            if name != self.id and name in declared and (handler := declared[name].served) is not None
+        }
         from .standins import StandIn
 
         for name in self.requires:
@@ -186,8 +192,10 @@ class Assignment:
         for e in self.exercises:
             missing = [r for r in e.requires if r not in earlier or not earlier[r].stands_in]
             if missing:
-                raise ValueError(f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a "
-                                 f"reference or a stand-in")
+                raise ValueError(
+                    f"{self.id}.{e.id} requires {missing}: each must be an earlier exercise with a "
+                    f"reference or a stand-in"
+                )
             earlier[e.id] = e
         # each exercise knows its assignment, where the exercises it requires (and the others) are found
         object.__setattr__(self, "exercises", tuple(replace(e, assignment=self) for e in self.exercises))
@@ -215,8 +223,10 @@ class Assignment:
 
     def described(self, results: Sequence[ExerciseResult]) -> tuple[ExerciseResult, ...]:
         """``results`` with each check's property sentence filled in from the declaration."""
-        return tuple(replace(r, checks=tuple(replace(c, sentence=self.check_property(r.id, c.name)) for c in r.checks))
-                     for r in results)
+        return tuple(
+            replace(r, checks=tuple(replace(c, sentence=self.check_property(r.id, c.name)) for c in r.checks))
+            for r in results
+        )
 
     def check_property(self, exercise_id: str, check_name: str) -> str:
         """The property sentence of one check, as `seqgrade list` prints it ("" when there is no such check)."""

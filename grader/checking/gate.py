@@ -14,6 +14,7 @@ The judge then pays no check of the exercise (docs/architecture.md, "Checks, and
 defend"). What the probe saw (the cases, the student's results and the reference's) also tells the
 judge whether a difference in type, shape or dtype is mechanical (:mod:`grader.checking.mechanical`).
 """
+
 from __future__ import annotations
 
 import math
@@ -67,7 +68,12 @@ def _blank(value) -> bool:
 
 def same(a, b) -> bool:
     """``a`` and ``b`` are the same answer exactly: same types, shapes, dtypes and values (NaN equals NaN)."""
-    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor) or isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+    if (
+        isinstance(a, torch.Tensor)
+        or isinstance(b, torch.Tensor)
+        or isinstance(a, np.ndarray)
+        or isinstance(b, np.ndarray)
+    ):
         if type(a) is not type(b) or tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
             return False
         x, y = numbers(a), numbers(b)
@@ -97,7 +103,9 @@ def moved(value, salt: int):
             return value + (0.5 + gaussian(91 + salt, *value.shape).abs()).to(value.dtype)
         return value.roll(1, 0) if value.ndim else value + 1
     if isinstance(value, np.ndarray):
-        return value + 1 if value.dtype.kind in "iu" else value + 0.5 + np.abs(gaussian(91 + salt, *value.shape).numpy())
+        return (
+            value + 1 if value.dtype.kind in "iu" else value + 0.5 + np.abs(gaussian(91 + salt, *value.shape).numpy())
+        )
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)):
@@ -188,8 +196,12 @@ class Probe:
         args = [seen.cases[i] for i in ok]
         if self.per_output and all(isinstance(o, (tuple, list)) and len(o) == len(got[0]) for o in got):
             for k in range(len(got[0])):
-                why = _trivial([o[k] for o in got], [w[k] if isinstance(w, (tuple, list)) else w for w in want], args,
-                               f"its output {k} is")
+                why = _trivial(
+                    [o[k] for o in got],
+                    [w[k] if isinstance(w, (tuple, list)) else w for w in want],
+                    args,
+                    f"its output {k} is",
+                )
                 if why:
                     return why
         else:
@@ -210,7 +222,9 @@ class Probe:
                 try:
                     value = _get(seen.cases[i], position)
                     nudge = self.move.get(position)
-                    changed = _put(seen.cases[i], position, nudge(value, seen.cases[i]) if nudge else moved(value, salt))
+                    changed = _put(
+                        seen.cases[i], position, nudge(value, seen.cases[i]) if nudge else moved(value, salt)
+                    )
                     want = self.reference(*changed)
                 except Exception:  # no such input in this case, or its changed value is not valid here
                     return None

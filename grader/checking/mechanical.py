@@ -22,6 +22,7 @@ state or intermediate computed in float32 for float64 inputs is charged once, by
 :class:`Slips`; for a class, its dtypes check), and every other check judges the answer at float32's precision.
 A result shows it by its dtype or by its digits (:func:`coarser_result`).
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -61,13 +62,13 @@ def _axes(got: tuple, want: tuple) -> set[str]:
     if k > 0:
         if all(d == 1 for d in got[:k]) and got[k:] == want:
             ways.add(f"drop_lead:{k}")
-        if all(d == 1 for d in got[len(got) - k:]) and got[:len(got) - k] == want:
+        if all(d == 1 for d in got[len(got) - k :]) and got[: len(got) - k] == want:
             ways.add(f"drop_trail:{k}")
     elif k < 0:
         k = -k
         if all(d == 1 for d in want[:k]) and want[k:] == got:
             ways.add(f"add_lead:{k}")
-        if all(d == 1 for d in want[len(want) - k:]) and want[:len(want) - k] == got:
+        if all(d == 1 for d in want[len(want) - k :]) and want[: len(want) - k] == got:
             ways.add(f"add_trail:{k}")
     return ways
 
@@ -108,8 +109,13 @@ def _leaf(got, want, args) -> set[tuple] | None:
         if not ways:
             return None
     if str(got.dtype).removeprefix("torch.") != str(want.dtype).removeprefix("torch."):
-        if not (isinstance(want, torch.Tensor) and want.is_floating_point() and isinstance(got, torch.Tensor)
-                and got.is_floating_point() and want.dtype == target_dtype(args)):
+        if not (
+            isinstance(want, torch.Tensor)
+            and want.is_floating_point()
+            and isinstance(got, torch.Tensor)
+            and got.is_floating_point()
+            and want.dtype == target_dtype(args)
+        ):
             return None
         ways = {w + ("cast",) for w in ways}
     elif isinstance(want, torch.Tensor) and want.is_floating_point():
@@ -195,8 +201,8 @@ def _undo(value, steps, dtype):
                 shape = tuple(value.shape)
                 if name == "drop_lead" and len(shape) >= k and all(d == 1 for d in shape[:k]):
                     value = value.reshape(shape[k:])
-                elif name == "drop_trail" and len(shape) >= k and all(d == 1 for d in shape[len(shape) - k:]):
-                    value = value.reshape(shape[:len(shape) - k])
+                elif name == "drop_trail" and len(shape) >= k and all(d == 1 for d in shape[len(shape) - k :]):
+                    value = value.reshape(shape[: len(shape) - k])
                 elif name == "add_lead":
                     value = value.reshape((1,) * k + shape)
                 elif name == "add_trail":
@@ -226,7 +232,7 @@ def _redo(cot, steps):
         elif name == "add_lead" and len(shape) >= k:
             cot = cot.reshape(shape[k:])
         elif name == "add_trail" and len(shape) >= k:
-            cot = cot.reshape(shape[:len(shape) - k])
+            cot = cot.reshape(shape[: len(shape) - k])
     return cot
 
 
@@ -247,7 +253,9 @@ def explain(seen) -> Fix | None:
     one structured exactly like the reference's; None when there are none, or nothing differs, or a
     difference is more than mechanical."""
     tree = None
-    judged = [(r, w, a) for r, w, a, raised in zip(seen.results, seen.expected, seen.cases, seen.raised) if raised is None]
+    judged = [
+        (r, w, a) for r, w, a, raised in zip(seen.results, seen.expected, seen.cases, seen.raised) if raised is None
+    ]
     for got, want, args in judged:
         one = _explain_one(got, want, args)
         tree = one if tree is None else (_merge(tree, one) if one is not None else None)
@@ -261,7 +269,9 @@ def explain(seen) -> Fix | None:
     precision = None
     if "cast" in _steps(steps):
         coarse = _coarsest([g for g, _, _ in judged])
-        finest = max((target_dtype(a) for _, _, a in judged), key=lambda d: FLOAT_ORDER.index(d) if d in FLOAT_ORDER else 0)
+        finest = max(
+            (target_dtype(a) for _, _, a in judged), key=lambda d: FLOAT_ORDER.index(d) if d in FLOAT_ORDER else 0
+        )
         if coarse is not None and FLOAT_ORDER.index(coarse) < FLOAT_ORDER.index(finest):
             precision = coarse
     return Fix(steps, precision)
@@ -326,9 +336,11 @@ def coarser_result(value, dtype: torch.dtype) -> torch.dtype | None:
     return coarse if value.dtype == coarse or float32_digits(value) else None
 
 
-PRECISION_NOTE = ("These values agree with the reference to float32's precision but not to float64's, the inputs' "
-                  "dtype: part of the computation runs in float32 (a tensor made with torch's default dtype, or a "
-                  ".float() copy), which loses the digits float64 keeps.")
+PRECISION_NOTE = (
+    "These values agree with the reference to float32's precision but not to float64's, the inputs' "
+    "dtype: part of the computation runs in float32 (a tensor made with torch's default dtype, or a "
+    ".float() copy), which loses the digits float64 keeps."
+)
 
 
 class Slips:
@@ -358,5 +370,6 @@ class Slips:
 
     def charge(self) -> None:
         if self.first is not None:
-            raise CheckFailed(f"{self.first.message}\n{PRECISION_NOTE}", self.first.figure, kind=PRECISION_KIND,
-                              hint=self.hint)
+            raise CheckFailed(
+                f"{self.first.message}\n{PRECISION_NOTE}", self.first.figure, kind=PRECISION_KIND, hint=self.hint
+            )

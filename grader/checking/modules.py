@@ -17,6 +17,7 @@ outside. The pieces every class check of lm_modules shares; the checks themselve
   float64 is asked (a float32 result, a float64 one holding float32's digits, a float32 state that raises after
   .double()) is charged by the dtypes check alone, and every other check judges it at float32's precision.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,13 +27,10 @@ import torch
 
 from .base import CheckFailed, NotJudged, StudentErrorAt
 from .calls import StudentRaised
-from .compare import compare_arrays, describe, kind_of
+from .compare import ATOL, RTOL, compare_arrays, describe, kind_of
 from .mechanical import COARSER, coarser_result, judged_at
 from .properties import fd_settings
 from .strategies import gaussian
-
-RTOL, ATOL = 1e-6, 1e-9
-
 
 DTYPE_MISMATCH = re.compile(r"dtype|scalar type|Double|Float|float64|float32", re.IGNORECASE)
 
@@ -68,7 +66,9 @@ class Built:
         every run): one request (grader.jail.objects.prepared)."""
         built = cls(student, name, tuple(sizes), classes, double=double, seed=seed)
         try:
-            built.handle, shapes = student.build(name, list(sizes), classes=classes, double=double, fill_seed=seed + 500)
+            built.handle, shapes = student.build(
+                name, list(sizes), classes=classes, double=double, fill_seed=seed + 500
+            )
         except StudentRaised as exc:
             raise StudentErrorAt(f"building {built.text} raised {exc.type_name}: {exc.message}") from None
         built.shapes = {str(k): tuple(int(d) for d in v) for k, v in shapes.items() if isinstance(v, list)}
@@ -120,11 +120,14 @@ class Built:
         every other check then judges it in float32, at float32's precision (not ``strict``: the dtypes check
         itself sees the mismatch)."""
         try:
-            return self.student.call_method(self.name, self.handle, list(args) if self.double else _single(args),
-                                            **options)
+            return self.student.call_method(
+                self.name, self.handle, list(args) if self.double else _single(args), **options
+            )
         except StudentRaised as exc:
             if self.double and not strict and DTYPE_MISMATCH.search(exc.message):
-                single = Built.make(self.student, self.name, self.sizes, classes=self.classes, double=False, seed=self.seed)
+                single = Built.make(
+                    self.student, self.name, self.sizes, classes=self.classes, double=False, seed=self.seed
+                )
                 if self.loaded:  # the grader's weights, loaded earlier; else the same seeded numbers as built
                     single.load({k: v.float() if v.is_floating_point() else v for k, v in self.loaded.items()})
                 try:
@@ -135,16 +138,23 @@ class Built:
                     self.handle, self.double = single.handle, False
                     return reply
             where = f" ({exc.where})" if exc.where else ""
-            raise StudentErrorAt(f"{self.text} applied to {_call_text('', args)[1:-1]} raised "
-                                 f"{exc.type_name}: {exc.message}{where}") from None
+            raise StudentErrorAt(
+                f"{self.text} applied to {_call_text('', args)[1:-1]} raised {exc.type_name}: {exc.message}{where}"
+            ) from None
 
     def load_course_weights(self, expected: dict, seed: int) -> dict:
         """Load weights of the grader's (float64, reproducible from ``seed``) when the class lays out its
         parameters as the course's does; otherwise the check cannot compare values: NotJudged."""
         if self.shapes != expected:
-            raise NotJudged(f"{self.text} does not lay out its parameters as the exercise asks (see the parameters "
-                            f"check), so the grader cannot load its own weights to compare values", kind="not_judged")
-        weights = {k: gaussian(seed + i, *shape) / max(shape[-1], 1) ** 0.5 for i, (k, shape) in enumerate(sorted(expected.items()))}
+            raise NotJudged(
+                f"{self.text} does not lay out its parameters as the exercise asks (see the parameters "
+                f"check), so the grader cannot load its own weights to compare values",
+                kind="not_judged",
+            )
+        weights = {
+            k: gaussian(seed + i, *shape) / max(shape[-1], 1) ** 0.5
+            for i, (k, shape) in enumerate(sorted(expected.items()))
+        }
         self.load(weights)
         return weights
 
@@ -165,9 +175,11 @@ def parameter_differences(built: Built, expected: dict) -> str:
     return "; ".join(lines)
 
 
-UNREACHED_HINT = ("Register every part that holds parameters: sub-modules as attributes or in an nn.ModuleList (a "
-                  "plain Python list hides them from state_dict(), .double() and the grader's weights), tensors as "
-                  "nn.Parameter; and leave state_dict() and load_state_dict() as nn.Module defines them.")
+UNREACHED_HINT = (
+    "Register every part that holds parameters: sub-modules as attributes or in an nn.ModuleList (a "
+    "plain Python list hides them from state_dict(), .double() and the grader's weights), tensors as "
+    "nn.Parameter; and leave state_dict() and load_state_dict() as nn.Module defines them."
+)
 
 
 def unreached(built: Built, args: list) -> str | None:
@@ -175,9 +187,16 @@ def unreached(built: Built, args: list) -> str | None:
     cannot be told). Three instances, each called once on ``args``: ``a`` and ``b`` built with different numbers,
     ``c`` built as ``b`` and given ``a``'s state_dict(); ``c`` must compute what ``a`` computes, and something
     else than ``b``. Observed from results only: what the object lists about itself decides nothing."""
+
     def make(k):
-        return Built.make(built.student, built.name, built.sizes, classes=built.classes, double=built.double,
-                          seed=built.seed + 7001 + k)
+        return Built.make(
+            built.student,
+            built.name,
+            built.sizes,
+            classes=built.classes,
+            double=built.double,
+            seed=built.seed + 7001 + k,
+        )
 
     try:
         a, b, c = make(0), make(1), make(1)
@@ -187,8 +206,9 @@ def unreached(built: Built, args: list) -> str | None:
         after = c(*args).value
     except StudentErrorAt:
         return None
-    if not all(isinstance(t, torch.Tensor) and t.shape == want.shape and t.is_floating_point()
-               for t in (want, before, after)):
+    if not all(
+        isinstance(t, torch.Tensor) and t.shape == want.shape and t.is_floating_point() for t in (want, before, after)
+    ):
         return None
     want, before, after = (t.detach().double() for t in (want, before, after))
 
@@ -196,11 +216,15 @@ def unreached(built: Built, args: list) -> str | None:
         return not torch.allclose(x, y, rtol=1e-4, atol=1e-5)
 
     if differs(before, want) and not differs(before, after):
-        return (f"loading another instance's state_dict() into {built.text} did not change what it computes: its "
-                f"load_state_dict() does not reach the tensors it computes with")
+        return (
+            f"loading another instance's state_dict() into {built.text} did not change what it computes: its "
+            f"load_state_dict() does not reach the tensors it computes with"
+        )
     if differs(after, want):
-        return (f"{built.text} computes with tensors its state_dict() does not hold: an instance given another "
-                f"instance's state_dict() still computes something else, so the grader's weights cannot reach them")
+        return (
+            f"{built.text} computes with tensors its state_dict() does not hold: an instance given another "
+            f"instance's state_dict() still computes something else, so the grader's weights cannot reach them"
+        )
     return None
 
 
@@ -221,9 +245,12 @@ def check_parameters(built: Built, expected: dict, hint: str, args: list) -> Non
     if problems:
         count = sum(int(torch.Size(s).numel()) for s in built.shapes.values())
         want = sum(int(torch.Size(s).numel()) for s in expected.values())
-        raise CheckFailed(f"{built.text}.state_dict() should hold exactly {sorted(expected)} with the shapes of the "
-                          f"course's layout ({want} numbers); it holds {count} numbers. {problems}.", kind="shape",
-                          hint=hint)
+        raise CheckFailed(
+            f"{built.text}.state_dict() should hold exactly {sorted(expected)} with the shapes of the "
+            f"course's layout ({want} numbers); it holds {count} numbers. {problems}.",
+            kind="shape",
+            hint=hint,
+        )
 
 
 def output(value, shape: tuple, dtype: torch.dtype, context: str, built: Built | None = None) -> torch.Tensor:
@@ -233,31 +260,39 @@ def output(value, shape: tuple, dtype: torch.dtype, context: str, built: Built |
     if kind_of(value) != "tensor":
         raise CheckFailed(f"{context}: the result should be a torch tensor; got {describe(value)}", kind="type")
     if tuple(value.shape) != tuple(shape):
-        raise CheckFailed(f"{context}: the result has shape {tuple(value.shape)}; expected {tuple(shape)}", kind="shape")
+        raise CheckFailed(
+            f"{context}: the result has shape {tuple(value.shape)}; expected {tuple(shape)}", kind="shape"
+        )
     coarse = coarser_result(value, dtype) if built is not None else None
     if coarse is not None:
         built.observed = coarse
         return value.detach().to(dtype)
     if value.dtype != dtype:
-        raise CheckFailed(f"{context}: the result has dtype {value.dtype}; expected {dtype} (the parameters' and inputs' "
-                          f"dtype)", kind="dtype")
+        raise CheckFailed(
+            f"{context}: the result has dtype {value.dtype}; expected {dtype} (the parameters' and inputs' dtype)",
+            kind="dtype",
+        )
     return value.detach()
 
 
-def assert_close(got, want, context: str, name: str = "the result", hint: str | None = None,
-                 precision: torch.dtype | None = None) -> None:
+def assert_close(
+    got, want, context: str, name: str = "the result", hint: str | None = None, precision: torch.dtype | None = None
+) -> None:
     """``got`` equals ``want`` within float64's tolerance, or at ``precision`` (float32's, when the module computes
     in float32: a float32 ``got`` is judged so too)."""
     if isinstance(got, torch.Tensor) and got.dtype in COARSER.values():
         got, precision = got.double(), precision or got.dtype
     with judged_at(precision):
-        problem = compare_arrays(got, want.to(got.dtype) if isinstance(want, torch.Tensor) else want, name=name,
-                                 rtol=RTOL, atol=ATOL)
+        problem = compare_arrays(
+            got, want.to(got.dtype) if isinstance(want, torch.Tensor) else want, name=name, rtol=RTOL, atol=ATOL
+        )
     if problem is not None:
         raise CheckFailed(f"{context}: {problem}", hint=hint)
 
 
-def assert_module_gradients(built: Built, args: list, wrt: list[int], out_shape: tuple, seed: int, context: str) -> None:
+def assert_module_gradients(
+    built: Built, args: list, wrt: list[int], out_shape: tuple, seed: int, context: str
+) -> None:
     """Autograd's gradients (inputs ``wrt`` and every parameter) agree with central finite differences of the
     student's own module along one random direction (float64, step 1e-6; at float32's precision a step of 1e-2
     and a tolerance to match, grader.checking.properties.fd_settings)."""
@@ -265,11 +300,15 @@ def assert_module_gradients(built: Built, args: list, wrt: list[int], out_shape:
     reply = built(*args, grad_wrt=wrt, grad_params=True, cotangent=cot)
     output(reply.value, out_shape, built.dtype, context, built)
     if reply.grads is None or reply.param_grads is None:
-        raise CheckFailed(f"{context}: the result is not differentiable: autograd found no gradient for it (was "
-                          f"something detached, or computed outside torch?)", kind="not_differentiable")
+        raise CheckFailed(
+            f"{context}: the result is not differentiable: autograd found no gradient for it (was "
+            f"something detached, or computed outside torch?)",
+            kind="not_differentiable",
+        )
     theta = built.state()
-    directions = {k: gaussian(seed + 200 + i, *v.shape) for i, (k, v) in enumerate(sorted(theta.items()))
-                  if v.is_floating_point()}
+    directions = {
+        k: gaussian(seed + 200 + i, *v.shape) for i, (k, v) in enumerate(sorted(theta.items())) if v.is_floating_point()
+    }
     moves = {i: gaussian(seed + 300 + i, *args[i].shape) for i in wrt}
     analytic = sum(float((g * moves[i]).sum()) for i, g in zip(wrt, reply.grads))
     analytic += sum(float((reply.param_grads[k] * d).sum()) for k, d in directions.items() if k in reply.param_grads)
@@ -283,9 +322,11 @@ def assert_module_gradients(built: Built, args: list, wrt: list[int], out_shape:
         sides.append(float((twin(*moved).value.detach().double() * cot).sum()))
     numeric = (sides[0] - sides[1]) / (2 * eps)
     if abs(analytic - numeric) > rtol * max(1.0, abs(numeric)):
-        raise CheckFailed(f"{context}: along a random direction of the inputs and parameters, autograd's gradients give "
-                          f"a slope of {analytic:.6g} while finite differences of your module give {numeric:.6g}",
-                          kind="values")
+        raise CheckFailed(
+            f"{context}: along a random direction of the inputs and parameters, autograd's gradients give "
+            f"a slope of {analytic:.6g} while finite differences of your module give {numeric:.6g}",
+            kind="values",
+        )
 
 
 def differs(a: torch.Tensor, b: torch.Tensor) -> bool:

@@ -1,6 +1,7 @@
 """Objects by handle, on the grader's side: construct a student class in the student's process, call its
 methods, read and load its parameters (grader.jail.objects is the student's side). Shared by every backend
 and by views with stand-ins: each builds on the backend's ``call``."""
+
 from __future__ import annotations
 
 import itertools
@@ -14,8 +15,14 @@ _HANDLES = itertools.count(1)
 class ObjectCalls:
     """``construct``, ``call_method``, ``state`` and ``load`` for anything with the backends' ``call``."""
 
-    def construct(self, name: str, args: Sequence, *, classes: Mapping[str, StandInClass] | None = None,
-                  stand_ins: Mapping[str, StandInHandler] | None = None) -> str:
+    def construct(
+        self,
+        name: str,
+        args: Sequence,
+        *,
+        classes: Mapping[str, StandInClass] | None = None,
+        stand_ins: Mapping[str, StandInHandler] | None = None,
+    ) -> str:
         """Construct ``name(*args)`` in the student's process (with the given stand-in classes bound while
         its ``__init__`` runs); return the handle that addresses the object from now on."""
         handle = f"{name}#{next(_HANDLES)}"
@@ -24,8 +31,15 @@ class ObjectCalls:
             self.__dict__.setdefault("_object_classes", {})[handle] = dict(classes)
         return handle
 
-    def build(self, name: str, args: Sequence, *, classes: Mapping[str, StandInClass] | None = None,
-              double: bool = False, fill_seed: int | None = None) -> tuple[str, dict]:
+    def build(
+        self,
+        name: str,
+        args: Sequence,
+        *,
+        classes: Mapping[str, StandInClass] | None = None,
+        double: bool = False,
+        fill_seed: int | None = None,
+    ) -> tuple[str, dict]:
         """Construct ``name(*args)`` and, in the same request, convert it to float64 (``double``) and fill its
         parameters from ``fill_seed`` (grader.jail.objects.prepared); return the handle and the shapes of its
         state_dict by name."""

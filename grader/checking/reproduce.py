@@ -4,6 +4,7 @@ The snippet is plain Python text built from the exact argument values: short arr
 with their dtype, longer ones as their raw bytes in base64 (exact, and still one line each). The
 grader only writes this text; it never runs it. Everything here is built only when a check fails.
 """
+
 from __future__ import annotations
 
 import base64
@@ -61,8 +62,10 @@ def _made(value: Made) -> str:
         return f"torch.Generator().manual_seed({int(value.seed)})"
     if value.kind == "served":
         params = ", ".join(getattr(value.handler, "params", ()))
-        return (f"the grader's own {value.name}, which your code calls as {value.name}({params}); it exists only "
-                f"while your notebook is graded")
+        return (
+            f"the grader's own {value.name}, which your code calls as {value.name}({params}); it exists only "
+            f"while your notebook is graded"
+        )
     return "an object the grader constructed in your notebook's process while grading it"
 
 
@@ -120,6 +123,7 @@ def describe_arguments(name: str, args) -> str:
 
 # --- the reproduction snippet -------------------------------------------------------------------------
 
+
 class _NoLiteral(Exception):
     """A value the snippet cannot write down exactly."""
 
@@ -135,8 +139,7 @@ def _array_literal(data: np.ndarray, dtype: str, lib: str, needs: set) -> str:
     if data.dtype.kind not in "biuf":
         raise _NoLiteral(dtype)
     if data.size <= LITERAL_VALUES and np.isfinite(data.astype(np.float64)).all():
-        body = np.array2string(data, separator=", ", threshold=sys.maxsize, floatmode="unique",
-                               max_line_width=100)
+        body = np.array2string(data, separator=", ", threshold=sys.maxsize, floatmode="unique", max_line_width=100)
         if data.ndim == 0:
             body = _number_literal(data)
     else:
@@ -146,7 +149,8 @@ def _array_literal(data: np.ndarray, dtype: str, lib: str, needs: set) -> str:
         raw = base64.b64encode(np.ascontiguousarray(data).astype(data.dtype.newbyteorder("<")).tobytes()).decode()
         shape = ", ".join(str(d) for d in data.shape) + ("," if data.ndim == 1 else "")
         needs.add("import numpy as np")
-        array = f'np.frombuffer(base64.b64decode("{raw}"), dtype="{data.dtype.newbyteorder("<").str}").reshape(({shape})).copy()'
+        dtype = data.dtype.newbyteorder("<").str
+        array = f'np.frombuffer(base64.b64decode("{raw}"), dtype="{dtype}").reshape(({shape})).copy()'
         return f"torch.from_numpy({array})" if lib == "torch" else array
     if lib == "torch":
         needs.add("import torch")
@@ -199,17 +203,17 @@ def snippet(name: str, args) -> str | None:
     return "\n".join(imports + lines + [f"{name}({', '.join(names)})"])
 
 
-
-
 def stand_in_note(name: str, stand_ins) -> str:
     """Why rerunning a call graded with stand-ins can give other numbers in the student's notebook."""
     others = sorted(s for s in stand_ins if s != name)
     if not others:
         return ""
     helpers = " and ".join(others)
-    return (f"(This call ran with the grader's stand-in for {helpers} in place of yours, which need not be the "
-            f"course's {helpers}, and the expected value assumes it. Run in your notebook, the call uses your "
-            f"{helpers}, so its result can differ from the expected value even when {name} is right.)")
+    return (
+        f"(This call ran with the grader's stand-in for {helpers} in place of yours, which need not be the "
+        f"course's {helpers}, and the expected value assumes it. Run in your notebook, the call uses your "
+        f"{helpers}, so its result can differ from the expected value even when {name} is right.)"
+    )
 
 
 # The hint for a call that raised (grader.checking.base.KIND_HINTS), and the one given instead when no call
@@ -218,7 +222,9 @@ RERUN_HINT = "Run the call shown above in your notebook: the message and line sa
 
 
 def _no_call_hint(name: str) -> str:
-    return f"Call {name} in your notebook on arguments like those listed below: the message and line say where it fails."
+    return (
+        f"Call {name} in your notebook on arguments like those listed below: the message and line say where it fails."
+    )
 
 
 def _no_snippet(args) -> str:

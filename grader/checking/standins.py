@@ -13,6 +13,7 @@ parameters from the reference's signature, the function that answers (the refere
 ``stand_in`` where another exercise ``requires`` it) and its cost model. Stand-ins are fixed (no
 randomness) so that regrades stay byte-identical, and never shipped with the release.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,6 +27,7 @@ import torch
 from .calls import HelperError, Reply, StandInHandler, StudentCode
 from .objectcalls import ObjectCalls
 from .standin_costs import generic_cost
+
 
 @dataclass(frozen=True)
 class StandIn:
@@ -45,15 +47,21 @@ class StandIn:
 
     def vjp(self, args: list, cotangent) -> list:
         """Gradients of ``sum(fn(*args) * cotangent)`` with respect to each tensor argument."""
-        leaves = [a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
-                  for a in args]
+        leaves = [
+            a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a for a in args
+        ]
         try:
             with torch.enable_grad():  # in-process, this runs inside the student's backward pass, where grad is off
                 out = self.fn(*leaves)
                 outs, cots = (list(out), cotangent) if isinstance(out, (list, tuple)) else ([out], [cotangent])
                 wrt = [a for a in leaves if isinstance(a, torch.Tensor) and a.requires_grad]
-                if not isinstance(cots, (list, tuple)) or len(cots) != len(outs) or not all(
-                        isinstance(c, torch.Tensor) and tuple(c.shape) == tuple(o.shape) for o, c in zip(outs, cots)):
+                if (
+                    not isinstance(cots, (list, tuple))
+                    or len(cots) != len(outs)
+                    or not all(
+                        isinstance(c, torch.Tensor) and tuple(c.shape) == tuple(o.shape) for o, c in zip(outs, cots)
+                    )
+                ):
                     raise ValueError(f"{self.name}: the gradient flowing back has the wrong shape")
                 objective = sum((o * c.to(o.dtype)).sum() for o, c in zip(outs, cots) if o.requires_grad)
                 got = iter(torch.autograd.grad(objective, wrt, allow_unused=True))

@@ -5,6 +5,7 @@ from a drawn seed, so they are continuous and never tie exactly (a ReLU's kink a
 make correct but differently written gradients disagree). Sequences for seq2col/ar_fit are drawn
 value by value, so a failure shrinks to a short sequence of small integers a student can read.
 """
+
 from __future__ import annotations
 
 import functools
@@ -161,8 +162,12 @@ def attention_inputs(dims: dict, *, batched: bool = True) -> list[torch.Tensor]:
     X = gaussian(seed, dims["B"], dims["T"], dims["d"])
     if not batched:
         X = X[0]  # (T, d)
-    return [X, gaussian(seed + 1, dims["d"], dims["d_k"]), gaussian(seed + 2, dims["d"], dims["d_k"]),
-            gaussian(seed + 3, dims["d"], dims["d_v"])]
+    return [
+        X,
+        gaussian(seed + 1, dims["d"], dims["d_k"]),
+        gaussian(seed + 2, dims["d"], dims["d_k"]),
+        gaussian(seed + 3, dims["d"], dims["d_v"]),
+    ]
 
 
 def ar_coefficients(*, max_order: int = 5):

@@ -10,23 +10,25 @@ live here:
   judge at float32's precision;
 - :func:`gradients`: autograd's gradients agree with finite differences of the student's own function
   (grader.checking.properties), at the precision the answer was computed in;
-- :func:`single_example`: one example alone gives its row of the batched result.
+- :func:`single_example`: one example alone gives its row of the batched result;
+- :func:`form`: the result has the type, shape and dtype asked for (the :class:`Values` spec's ``form``, alone);
+- :func:`count`: a whole number equals the count it should (:class:`Count`).
 
 Equivariance and causality over positions are in grader.checking.positions; the class properties in
 grader.checking.modules.
 """
+
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .base import Lazy, call, diagnose, fail_if, for_all, format_call
-from .compare import compare_arrays
+from .answers import whole_number
+from .base import CheckFailed, Lazy, call, diagnose, fail_if, for_all, format_call
+from .compare import ATOL, RTOL, compare_arrays
 from .mechanical import Slips, target_dtype
 from .properties import assert_gradients_match_own_function, assert_one_example_matches_batch
-
-RTOL, ATOL = 1e-6, 1e-9
 
 
 def check(template: Callable, name: str, doc: str, **params) -> Callable:
@@ -49,9 +51,11 @@ class Values:
     ``inputs(case)`` gives the call's arguments for a drawn case; ``form(value, args, context)`` returns the
     answer in the form compared (raising CheckFailed of kind type, shape or dtype when it has another);
     ``parts`` names the parts of a tuple answer compared in order ((name, index) pairs; empty: the whole answer,
-    called ``name``); ``compare(got, want, args, context, part)`` replaces the comparison within ``rtol``/``atol``
-    (FlashAttention's error rule, say); ``mistakes(*args)`` gives (compute, hint) pairs of known mistakes for
-    the hint; ``show(args)`` renders the call in messages (default ``name(arg names)``)."""
+    called ``name``); each part is compared as a ``kind`` (default: the reference's), its dtype too unless
+    ``check_dtype`` is False, within ``rtol``/``atol``; ``compare(got, want, args, context, part)`` replaces that
+    comparison (FlashAttention's error rule, say); ``mistakes(*args)`` gives (compute, hint) pairs of known
+    mistakes for the hint, matched at the same tolerances; ``show(args)`` renders the call in messages (default
+    ``name(arg names)``), after ``lead`` ("for " unless a message reads better without it)."""
 
     function: str
     cases: Callable[[], object]
@@ -67,17 +71,23 @@ class Values:
     compare: Callable | None = None
     mistakes: Callable | None = None
     show: Callable | None = None
+    lead: str = "for "
+    kind: str | None = None
+    check_dtype: bool = True
 
     def context(self, args) -> Lazy:
-        return Lazy(lambda: f"for {self.show(args) if self.show else format_call(self.function, args)}")
+        return Lazy(lambda: f"{self.lead}{self.show(args) if self.show else format_call(self.function, args)}")
 
     def close(self, got, want, args, context, name: str) -> None:
         """``got`` equals ``want`` within the tolerances (or by ``compare``), with a hint for a known mistake."""
         if self.compare is not None:
             return self.compare(got, want, args, context, name)
-        mismatch = compare_arrays(got, want, name=name, rtol=self.rtol, atol=self.atol)
+        mismatch = compare_arrays(
+            got, want, name=name, rtol=self.rtol, atol=self.atol, kind=self.kind, check_dtype=self.check_dtype
+        )
         if mismatch is not None:
-            fail_if(mismatch, context, hint=diagnose(got, self.mistakes(*args)) if self.mistakes else None)
+            hint = diagnose(got, self.mistakes(*args), rtol=self.rtol, atol=self.atol) if self.mistakes else None
+            fail_if(mismatch, context, hint=hint)
 
 
 def values(student, *, spec: Values, key: str) -> None:
@@ -95,6 +105,20 @@ def values(student, *, spec: Values, key: str) -> None:
 
     for_all(spec.cases(), prop, max_examples=spec.max_examples, examples=spec.examples, key=key)
     slips.charge()
+
+
+def form(student, *, spec: Values, key: str, max_examples: int = 4, examples: tuple | None = None) -> None:
+    """The template of "the result has the type, shape and dtype asked for": ``spec.form`` alone, on
+    ``max_examples`` drawn cases and ``examples`` (default the spec's own). A format check that asks more of the
+    form than the values check does (a dtype, say) is given ``dataclasses.replace(spec, form=...)``."""
+
+    def prop(case):
+        args = spec.inputs(case)
+        spec.form(call(student, spec.function, *args).value, args, spec.context(args))
+
+    for_all(
+        spec.cases(), prop, max_examples=max_examples, examples=spec.examples if examples is None else examples, key=key
+    )
 
 
 @dataclass(frozen=True)
@@ -118,15 +142,25 @@ def gradients(student, *, spec: Gradients, key: str) -> None:
 
     def prop(case):
         args = spec.inputs(case)
-        assert_gradients_match_own_function(student, spec.function, args, spec.wrt, spec.names, spec.out_shape(args),
-                                            spec.seed(case))
+        assert_gradients_match_own_function(
+            student, spec.function, args, spec.wrt, spec.names, spec.out_shape(args), spec.seed(case)
+        )
 
     for_all(spec.cases(), prop, max_examples=spec.max_examples, examples=spec.examples, key=key)
 
 
-def single_example(student, *, function: str, cases: Callable[[], object], inputs: Callable[[object], list],
-                   single: Callable[[list, int], list], rows: Callable[[object], Sequence[int]], key: str,
-                   max_examples: int = 6, examples: tuple = ()) -> None:
+def single_example(
+    student,
+    *,
+    function: str,
+    cases: Callable[[], object],
+    inputs: Callable[[object], list],
+    single: Callable[[list, int], list],
+    rows: Callable[[object], Sequence[int]],
+    key: str,
+    max_examples: int = 6,
+    examples: tuple = (),
+) -> None:
     """The template of "one example alone gives its row of the batched result": ``single(args, i)`` gives the
     arguments of example i alone, ``rows(case)`` the examples compared."""
 
@@ -135,3 +169,38 @@ def single_example(student, *, function: str, cases: Callable[[], object], input
         assert_one_example_matches_batch(student, function, args, lambda i: single(args, i), rows=rows(case))
 
     for_all(cases(), prop, max_examples=max_examples, examples=examples, key=key)
+
+
+@dataclass(frozen=True)
+class Count:
+    """What "the function returns the right whole number" needs to know about one exercise.
+
+    ``inputs(case)`` gives the call's arguments for a drawn case and ``want(case)`` the number; a wrong one fails
+    with "<call> returned <got>; <says(case, want)>" and the hint ``hint(case, got, want)`` (a text, or a function
+    giving a known mistake's hint or None); ``show(args)`` renders the call (default ``name(arg names)``)."""
+
+    function: str
+    cases: Callable[[], object]
+    inputs: Callable[[object], list]
+    want: Callable[[object], int]
+    says: Callable[[object, int], str]
+    max_examples: int = 12
+    examples: tuple = ()
+    hint: str | Callable[[object, int, int], str | None] | None = None
+    show: Callable[[list], str] | None = None
+
+
+def count(student, *, spec: Count, key: str) -> None:
+    """The template of "the function returns the right whole number" (see :class:`Count`); an integral float
+    counts as that int, anything else fails with kind type."""
+
+    def prop(case):
+        args = spec.inputs(case)
+        context = Lazy(lambda: spec.show(args) if spec.show else format_call(spec.function, args))
+        got = whole_number(call(student, spec.function, *args).value, context)
+        want = spec.want(case)
+        if got != want:
+            hint = spec.hint(case, got, want) if callable(spec.hint) else spec.hint
+            raise CheckFailed(f"{context} returned {got}; {spec.says(case, want)}", hint=hint)
+
+    for_all(spec.cases(), prop, max_examples=spec.max_examples, examples=spec.examples, key=key)

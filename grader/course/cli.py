@@ -1,6 +1,7 @@
 """The instructor's commands on the course itself: ``release`` (one assignment, or ``--all``),
 ``new-exercise`` and ``sync-points``. ``grader.cli`` registers them; nothing slow is imported until a
 command runs."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,27 +17,61 @@ def _say(console, text: str) -> None:
 
 def add_course_parsers(sub) -> None:
     p = sub.add_parser("release", help="write the student (or solution) version of an assignment, or of all of them")
-    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT", help="assignment id (see `seqgrade list`); "
-                   "leave it out with --all")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write the notebook and its files into "
-                   "(with --all: the student versions, one folder per assignment)")
+    p.add_argument(
+        "assignment",
+        nargs="?",
+        metavar="ASSIGNMENT",
+        help="assignment id (see `seqgrade list`); leave it out with --all",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="folder to write the notebook and its files into "
+        "(with --all: the student versions, one folder per assignment)",
+    )
     p.add_argument("--solutions", action="store_true", help="keep the solutions (hidden tests are still removed)")
-    p.add_argument("--all", action="store_true", help="every assignment: student versions into --out and solution "
-                   "versions into --solutions-out")
-    p.add_argument("--solutions-out", metavar="DIR", help="with --all: where the solution versions go (a folder apart "
-                   "from --out, which is what students get)")
-    p.add_argument("--force", action="store_true", help="release even while a notebook still holds the placeholder "
-                   "text seqgrade new-exercise wrote (each cell is named in a warning)")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every assignment: student versions into --out and solution versions into --solutions-out",
+    )
+    p.add_argument(
+        "--solutions-out",
+        metavar="DIR",
+        help="with --all: where the solution versions go (a folder apart from --out, which is what students get)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="release even while a notebook still holds the placeholder "
+        "text seqgrade new-exercise wrote (each cell is named in a warning)",
+    )
     p.set_defaults(func=cmd_release)
-    p = sub.add_parser("new-exercise", help="add a declared exercise's cells (text, solution, self-check, "
-                                            "autograded test) to its assignment's source notebook")
+    p = sub.add_parser(
+        "new-exercise",
+        help="add a declared exercise's cells (text, solution, self-check, "
+        "autograded test; for a written question, its text and answer cell) to "
+        "its assignment's source notebook",
+    )
     p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment id (see `seqgrade list`)")
-    p.add_argument("name", metavar="NAME", help="the exercise's id, as declared in grader/assignments/ASSIGNMENT.py")
-    p.add_argument("--after", metavar="EXERCISE", help="put the cells after this exercise's (default: after the "
-                   "exercise declared just before NAME)")
+    p.add_argument(
+        "name",
+        metavar="NAME",
+        help="the exercise's id, as declared in grader/assignments/ASSIGNMENT/"
+        '__init__.py (a function, an answer, or a written question: kind "manual" with manual_points)',
+    )
+    p.add_argument(
+        "--after",
+        metavar="EXERCISE",
+        help="put the cells after this exercise's (default: after the exercise declared just before NAME)",
+    )
     p.set_defaults(func=cmd_new_exercise)
-    p = sub.add_parser("sync-points", help="make the points a source notebook states (autograded cells, section "
-                                           "headings, the introduction's total) agree with the declaration")
+    p = sub.add_parser(
+        "sync-points",
+        help="make the points a source notebook states (autograded cells, section "
+        "headings, the introduction's total) agree with the declaration",
+    )
     p.add_argument("assignment", metavar="ASSIGNMENT", help="assignment id (see `seqgrade list`)")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 if the notebook disagrees")
     p.set_defaults(func=cmd_sync_points)
@@ -54,13 +89,18 @@ def cmd_release(args, console) -> int:
 
     if args.all:
         if args.assignment or args.solutions:
-            raise UsageError("--all releases every assignment, students' and solution versions: give no ASSIGNMENT "
-                             "and no --solutions, and --solutions-out DIR for the solutions")
+            raise UsageError(
+                "--all releases every assignment, students' and solution versions: give no ASSIGNMENT "
+                "and no --solutions, and --solutions-out DIR for the solutions"
+            )
         if not args.solutions_out:
-            raise UsageError("--all writes the solution versions too: give --solutions-out DIR (a folder apart from "
-                             "--out, which is what students get)")
+            raise UsageError(
+                "--all writes the solution versions too: give --solutions-out DIR (a folder apart from "
+                "--out, which is what students get)"
+            )
         if args.force:
             from .release import course_order
+
             for assignment in course_order():
                 _warn_placeholders(console, assignment)
         for student, solution in release_all(args.out, args.solutions_out, force=args.force):
@@ -85,7 +125,10 @@ def _warn_placeholders(console, assignment: str) -> None:
 
     for path in sorted(source_dir(assignment).glob("*.ipynb")):
         for cell, text in placeholders_left(nbformat.read(path, as_version=4)):
-            _say(console, f"warning: {path.name}, cell {cell} still holds the placeholder {text!r} (released with --force)")
+            _say(
+                console,
+                f"warning: {path.name}, cell {cell} still holds the placeholder {text!r} (released with --force)",
+            )
 
 
 def _show(console, report) -> None:

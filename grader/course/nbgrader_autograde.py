@@ -13,6 +13,7 @@ hidden tests back itself, so nbgrader's check that follows finds nothing to repo
 (a student who edited a locked cell) is reported and repaired exactly as nbgrader does. The course's
 ``nbgrader_config.py`` installs it with :func:`sanitize_preprocessors`.
 """
+
 from __future__ import annotations
 
 from nbformat.notebooknode import NotebookNode
@@ -20,6 +21,8 @@ from nbgrader import utils
 from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+
+from grader.notebook import grade_id
 
 
 class OverwriteReleasedCells(OverwriteCells):
@@ -31,15 +34,20 @@ class OverwriteReleasedCells(OverwriteCells):
         return cell.source
 
     def preprocess_cell(self, cell, resources, cell_index):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id is not None:
+        gid = grade_id(cell)
+        if gid:
             try:
-                stored = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+                stored = self.gradebook.find_source_cell(gid, self.notebook_id, self.assignment_id)
             except MissingEntry:
                 stored = None  # nbgrader's own step says so
-            if stored is not None and stored.locked and cell.cell_type == stored.cell_type \
-                    and utils.is_locked(cell) and cell.source != stored.source \
-                    and cell.source == self._released_text(stored.source):
+            if (
+                stored is not None
+                and stored.locked
+                and cell.cell_type == stored.cell_type
+                and utils.is_locked(cell)
+                and cell.source != stored.source
+                and cell.source == self._released_text(stored.source)
+            ):
                 cell.source = stored.source  # the hidden tests the release removed, back in place
         return super().preprocess_cell(cell, resources, cell_index)
 

@@ -12,6 +12,7 @@ edited; an answer cell that does not was left unanswered). In the student versio
 changes a cell's text comes before ``ComputeChecksums``; the solution version takes the student
 version's checksums, so its filled-in answers count as answers.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,6 +32,7 @@ from nbgrader.preprocessors import (
 
 from grader.errors import OutputNotWritable, UnknownAssignment, UsageError
 from grader.fsutil import ensure_writable_dir, write_atomic
+from grader.notebook import checksum, grade_id
 
 from . import ASSIGNMENTS_ROOT  # noqa: F401 (re-exported)
 from .placeholders import PLACEHOLDERS
@@ -47,17 +49,34 @@ class StripSolutionMarkers:
         return nb, resources
 
 
-STUDENT_STEPS = (CheckCellMetadata, LockCells, ClearSolutions, ClearOutput, ClearHiddenTests, ClearMarkScheme,
-                 ComputeChecksums)
-SOLUTION_STEPS = (CheckCellMetadata, LockCells, ClearOutput, ClearHiddenTests, ClearMarkScheme, StripSolutionMarkers,
-                  ComputeChecksums)
+STUDENT_STEPS = (
+    CheckCellMetadata,
+    LockCells,
+    ClearSolutions,
+    ClearOutput,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ComputeChecksums,
+)
+SOLUTION_STEPS = (
+    CheckCellMetadata,
+    LockCells,
+    ClearOutput,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    StripSolutionMarkers,
+    ComputeChecksums,
+)
 
 
 def assignment_folders(root: Path | None = None) -> list[str]:
     """The assignments of the course root (default ``ASSIGNMENTS_ROOT``), in name order: every folder of ``source/``."""
     source = (ASSIGNMENTS_ROOT if root is None else root) / "source"
-    return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
-        if source.is_dir() else []
+    return (
+        sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+        if source.is_dir()
+        else []
+    )
 
 
 def source_dir(assignment: str, root: Path | None = None) -> Path:
@@ -66,14 +85,6 @@ def source_dir(assignment: str, root: Path | None = None) -> Path:
     if not folder.is_dir():
         raise UnknownAssignment(assignment, assignment_folders(root))
     return folder
-
-
-def _grade_id(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
-
-
-def _checksum(cell) -> str:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("checksum", "")
 
 
 def convert(nb, steps):
@@ -89,18 +100,21 @@ class PlaceholderLeft(UsageError):
 
     def __init__(self, path: Path, found: list[tuple[str, str]]):
         cells = "; ".join(f"cell {cell}: {text!r}" for cell, text in found)
-        super().__init__(f"{path} still holds the placeholder text seqgrade new-exercise wrote ({cells}): write the "
-                         f"exercise's own text there, or give --force to release it as it is")
+        super().__init__(
+            f"{path} still holds the placeholder text seqgrade new-exercise wrote ({cells}): write the "
+            f"exercise's own text there, or give --force to release it as it is"
+        )
         self.path, self.found = path, found
 
 
 def placeholders_left(nb) -> list[tuple[str, str]]:
     """(the cell, by its grade_id or id, the placeholder) for each placeholder of new-exercise still in ``nb``."""
-    return [(_grade_id(c) or c.get("id", "?"), text) for c in nb.cells for text in PLACEHOLDERS if text in c.source]
+    return [(grade_id(c) or c.get("id", "?"), text) for c in nb.cells for text in PLACEHOLDERS if text in c.source]
 
 
-def release(assignment: str, out: str | Path, *, solutions: bool = False, root: Path | None = None,
-            force: bool = False) -> Path:
+def release(
+    assignment: str, out: str | Path, *, solutions: bool = False, root: Path | None = None, force: bool = False
+) -> Path:
     """Write the student (or solution) version of ``assignment`` to ``out/assignment/``; return that folder.
     PlaceholderLeft when a notebook still holds new-exercise's placeholder text (unless ``force``)."""
     root = ASSIGNMENTS_ROOT if root is None else root
@@ -121,11 +135,11 @@ def release(assignment: str, out: str | Path, *, solutions: bool = False, root: 
         if path.suffix == ".ipynb":
             nb = convert(nbformat.read(path, as_version=4), STUDENT_STEPS)
             if solutions:
-                given = {_grade_id(c): c.metadata.nbgrader["checksum"] for c in nb.cells if _checksum(c)}
+                given = {grade_id(c): checksum(c) for c in nb.cells if checksum(c)}
                 nb = convert(nbformat.read(path, as_version=4), SOLUTION_STEPS)
                 for cell in nb.cells:
-                    if _checksum(cell) and _grade_id(cell) in given:
-                        cell.metadata.nbgrader["checksum"] = given[_grade_id(cell)]
+                    if checksum(cell) and grade_id(cell) in given:
+                        cell.metadata.nbgrader["checksum"] = given[grade_id(cell)]
             write_atomic(dest / path.name, nbformat.writes(nb) + "\n")
         elif path.is_file():
             shutil.copyfile(path, dest / path.name)
@@ -137,23 +151,28 @@ def _inside(inner: Path, outer: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
-def release_all(out: str | Path, solutions_out: str | Path, *, root: Path | None = None,
-                force: bool = False) -> list[tuple[Path, Path]]:
+def release_all(
+    out: str | Path, solutions_out: str | Path, *, root: Path | None = None, force: bool = False
+) -> list[tuple[Path, Path]]:
     """The student version of every assignment under ``out`` and its solution version under
     ``solutions_out``; [(student folder, solution folder)] in course order. The two folders must not
     contain one another: the student folder is what students are given."""
     out, solutions_out, root = Path(out), Path(solutions_out), ASSIGNMENTS_ROOT if root is None else root
     if _inside(solutions_out, out) or _inside(out, solutions_out):
-        raise UsageError(f"the solutions ({solutions_out}) and the student versions ({out}) need folders apart: "
-                         f"students are given the one, never the other")
+        raise UsageError(
+            f"the solutions ({solutions_out}) and the student versions ({out}) need folders apart: "
+            f"students are given the one, never the other"
+        )
     if not force:  # every assignment checked before any is written
         for assignment in course_order(root):
             for path in sorted(source_dir(assignment, root).glob("*.ipynb")):
                 found = placeholders_left(nbformat.read(path, as_version=4))
                 if found:
                     raise PlaceholderLeft(path, found)
-    return [(release(a, out, root=root, force=True), release(a, solutions_out, solutions=True, root=root, force=True))
-            for a in course_order(root)]
+    return [
+        (release(a, out, root=root, force=True), release(a, solutions_out, solutions=True, root=root, force=True))
+        for a in course_order(root)
+    ]
 
 
 def course_order(root: Path | None = None) -> list[str]:

@@ -5,6 +5,7 @@ Used by ``seqgrade demo`` and the benchmarks. Each sample replaces the source of
 wrong and hostile cells beside its declaration, in ``grader/assignments/<id>/samples.py`` (``WRONG`` and
 ``HOSTILE``); :func:`sample_cells` finds them there.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -18,6 +19,7 @@ import nbformat
 from grader.assignments.registry import get_assignment
 from grader.errors import UsageError
 from grader.fsutil import write_atomic
+from grader.notebook import grade_id
 
 
 @dataclass(frozen=True)
@@ -37,15 +39,17 @@ def sample_cells(assignment: str) -> SampleCells:
     except ModuleNotFoundError as exc:
         if exc.name != f"grader.assignments.{assignment}.samples":
             raise
-        raise UsageError(f"{assignment} has no sample cells: add grader/assignments/{assignment}/samples.py "
-                         f"defining WRONG and HOSTILE") from None
+        raise UsageError(
+            f"{assignment} has no sample cells: add grader/assignments/{assignment}/samples.py "
+            f"defining WRONG and HOSTILE"
+        ) from None
     return SampleCells(dict(getattr(module, "WRONG", {})), dict(getattr(module, "HOSTILE", {})))
 
 
 def _replace_cells(nb, replacements: dict[str, str]):
     nb = nbformat.from_dict(nb)
     for cell in nb.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         if gid in replacements:
             cell.source = replacements[gid].strip("\n")
     return nb

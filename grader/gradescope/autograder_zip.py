@@ -3,6 +3,7 @@ seqgrade's own source (``seqgrade/grader``, ``seqgrade/reference``), the pins, a
 
 The zip is byte-for-byte reproducible: members are sorted and carry a fixed date and fixed modes.
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -35,6 +36,7 @@ def runtime_requirements() -> list[str]:
     """seqgrade's own dependencies (no extras), torch left out: setup.sh installs its CPU build first."""
     try:
         import tomllib
+
         deps = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     except (ImportError, OSError):
         deps = [r for r in importlib.metadata.requires("seqgrade") or [] if "extra ==" not in r]
@@ -50,8 +52,9 @@ def pinned(name: str, constraints: str) -> str:
     try:
         version = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
-        raise UsageError(f"cannot tell which {name} to install: it is neither pinned in constraints.txt nor "
-                         f"installed here") from None
+        raise UsageError(
+            f"cannot tell which {name} to install: it is neither pinned in constraints.txt nor installed here"
+        ) from None
     return f"{name}=={version.split('+')[0]}"  # "2.13.0+cpu": the CPU index's wheels match "==2.13.0"
 
 
@@ -66,15 +69,23 @@ def _source_files() -> list[tuple[str, bytes]]:
     return files
 
 
-def autograder_members(assignment_id: str, *, visibility: str = "visible", rate_limit: str = "") -> list[tuple[str, bytes, int]]:
+def autograder_members(
+    assignment_id: str, *, visibility: str = "visible", rate_limit: str = ""
+) -> list[tuple[str, bytes, int]]:
     """Every member of the zip as (name, content, mode)."""
     assignment = get_assignment(assignment_id)
     constraints = (PROJECT_ROOT / "constraints.txt").read_text(encoding="utf-8")
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     torch = pinned("torch", constraints)
     try:
-        config = AutograderConfig(assignment=assignment.id, visibility=visibility, seqgrade_version=__version__,
-                                  python=python, torch=torch.split("==")[-1], rate_limit=rate_limit)
+        config = AutograderConfig(
+            assignment=assignment.id,
+            visibility=visibility,
+            seqgrade_version=__version__,
+            python=python,
+            torch=torch.split("==")[-1],
+            rate_limit=rate_limit,
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     fields = dict(assignment=assignment.id, python=python, prefix=PREFIX, torch=torch, uv=pinned("uv", constraints))

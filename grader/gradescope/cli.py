@@ -1,6 +1,7 @@
 """``seqgrade gradescope-autograder`` (write the zip, and ``--try`` it on a notebook) and ``seqgrade
 gradescope-run`` (what the zip's run_autograder calls). ``grader.cli`` registers them; nothing slow is
 imported until a command runs."""
+
 from __future__ import annotations
 
 import json
@@ -16,25 +17,49 @@ EXIT_OK = 0
 def add_gradescope_parsers(sub) -> None:
     from .config import VISIBILITIES
 
-    p = sub.add_parser("gradescope-autograder", help="write the autograder zip to upload to Gradescope for one "
-                                                     "assignment, or --try it on a notebook")
+    p = sub.add_parser(
+        "gradescope-autograder",
+        help="write the autograder zip to upload to Gradescope for one assignment, or --try it on a notebook",
+    )
     p.add_argument("assignment", help="assignment id (see `seqgrade list`)")
-    p.add_argument("--out", metavar="ZIP", help="where to write the zip (default autograder.zip; with --try, only "
-                   "when given)")
-    p.add_argument("--visibility", choices=VISIBILITIES, default="visible",
-                   help="when students see the results (Gradescope's setting; default visible)")
-    p.add_argument("--rate-limit", metavar="N/PERIOD", default="",
-                   help="grade at most N submissions per student per PERIOD (such as 3/24h, 1/30m, 5/1d); a submission "
-                        "beyond that gets its latest graded result again, with a message")
-    p.add_argument("--try", dest="trial", metavar="NOTEBOOK",
-                   help="run the zip's run_autograder on NOTEBOOK in a temporary folder laid out like /autograder, "
-                        "with this machine's Python, and print the results.json Gradescope would read")
-    p.add_argument("--submission-metadata", metavar="JSON", help="with --try: the submission_metadata.json to use "
-                   "(Gradescope's format; default: a first submission made now)")
+    p.add_argument(
+        "--out", metavar="ZIP", help="where to write the zip (default autograder.zip; with --try, only when given)"
+    )
+    p.add_argument(
+        "--visibility",
+        choices=VISIBILITIES,
+        default="visible",
+        help="when students see the results (Gradescope's setting; default visible)",
+    )
+    p.add_argument(
+        "--rate-limit",
+        metavar="N/PERIOD",
+        default="",
+        help="grade at most N submissions per student per PERIOD (such as 3/24h, 1/30m, 5/1d); a submission "
+        "beyond that gets its latest graded result again, with a message",
+    )
+    p.add_argument(
+        "--try",
+        dest="trial",
+        metavar="NOTEBOOK",
+        help="run the zip's run_autograder on NOTEBOOK in a temporary folder laid out like /autograder, "
+        "with this machine's Python, and print the results.json Gradescope would read",
+    )
+    p.add_argument(
+        "--submission-metadata",
+        metavar="JSON",
+        help="with --try: the submission_metadata.json to use "
+        "(Gradescope's format; default: a first submission made now)",
+    )
     p.set_defaults(func=cmd_gradescope_autograder)
-    p = sub.add_parser("gradescope-run", help="inside Gradescope's container (run by the zip's run_autograder): "
-                                              "grade the submission and write results/results.json")
-    p.add_argument("--root", metavar="DIR", help="the autograder folder (default $SEQGRADE_AUTOGRADER_ROOT or /autograder)")
+    p = sub.add_parser(
+        "gradescope-run",
+        help="inside Gradescope's container (run by the zip's run_autograder): "
+        "grade the submission and write results/results.json",
+    )
+    p.add_argument(
+        "--root", metavar="DIR", help="the autograder folder (default $SEQGRADE_AUTOGRADER_ROOT or /autograder)"
+    )
     p.set_defaults(func=cmd_gradescope_run)
 
 

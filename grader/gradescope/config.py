@@ -1,4 +1,5 @@
 """What the zip tells its own run_autograder: a small versioned JSON file, ``seqgrade.json``."""
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,9 @@ class AutograderConfig:
     assignment: str
     visibility: str = "visible"
     seqgrade_version: str = ""
-    python: str = ""  # major.minor of the Python the zip was built with (setup.sh fetches it for an image older than 3.10)
+    python: str = (
+        ""  # major.minor of the Python the zip was built with (setup.sh fetches it for an image older than 3.10)
+    )
     torch: str = ""  # the torch version setup.sh installs (CPU build)
     rate_limit: str = ""  # "N/PERIOD" (grader.gradescope.rate_limit), or "" for none
 
@@ -40,9 +43,13 @@ class AutograderConfig:
             if data.get("format") != CONFIG_FORMAT or data.get("version") != CONFIG_VERSION:
                 raise AutograderConfigError(
                     f"{CONFIG_NAME} is format {data.get('format')!r} version {data.get('version')!r}; this seqgrade "
-                    f"reads {CONFIG_FORMAT!r} version {CONFIG_VERSION}: rebuild the zip with this seqgrade")
-            fields = {k: data[k] for k in ("assignment", "visibility", "seqgrade_version", "python", "torch", "rate_limit")
-                      if k in data}
+                    f"reads {CONFIG_FORMAT!r} version {CONFIG_VERSION}: rebuild the zip with this seqgrade"
+                )
+            fields = {
+                k: data[k]
+                for k in ("assignment", "visibility", "seqgrade_version", "python", "torch", "rate_limit")
+                if k in data
+            }
             return cls(**fields)
         except (ValueError, TypeError, AttributeError) as exc:
             raise AutograderConfigError(f"{CONFIG_NAME} is malformed: {exc}") from None

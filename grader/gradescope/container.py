@@ -1,6 +1,7 @@
 """What the zip's run_autograder does inside Gradescope's container, once per submission: find the one
 submitted notebook, pick the strongest isolation the container allows, grade it, and leave a valid
 ``results/results.json`` whatever happens (a missing file shows the student only a generic error)."""
+
 from __future__ import annotations
 
 import json
@@ -31,6 +32,7 @@ class NoSubmission(SeqgradeError):
 @dataclass(frozen=True)
 class ContainerRun:
     """What one run inside the container did; the CLI prints it to the autograder log (staff only)."""
+
     results_path: str
     graded: bool  # False when results.json only says why nothing could be graded
     score: float
@@ -49,17 +51,24 @@ def find_notebook(folder: Path) -> Path:
     Symbolic links are never followed: one could point the grader, which runs as root, at another file."""
     if not folder.is_dir():
         raise NoSubmission(f"no submission folder was found ({folder}); please submit your notebook again.")
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
-                   and not SKIPPED_PARTS & set(p.relative_to(folder).parts))
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink() and not SKIPPED_PARTS & set(p.relative_to(folder).parts)
+    )
     notebooks = [p for p in files if p.suffix.lower() == ".ipynb"]
     if len(notebooks) == 1:
         return notebooks[0]
     names = ", ".join(str(p.relative_to(folder)) for p in (notebooks or files)[:6]) or "nothing"
     if notebooks:
-        raise NoSubmission(f"the submission holds {len(notebooks)} notebooks ({names}); submit only the one "
-                           f"notebook of this assignment.")
-    raise NoSubmission(f"the submission holds no Jupyter notebook (.ipynb); found: {names}. Submit your "
-                       f"notebook file itself (File > Download as .ipynb), not a PDF, script or folder.")
+        raise NoSubmission(
+            f"the submission holds {len(notebooks)} notebooks ({names}); submit only the one "
+            f"notebook of this assignment."
+        )
+    raise NoSubmission(
+        f"the submission holds no Jupyter notebook (.ipynb); found: {names}. Submit your "
+        f"notebook file itself (File > Download as .ipynb), not a PDF, script or folder."
+    )
 
 
 def pick_isolation(requested: str | None = None) -> tuple[str, str]:
@@ -94,7 +103,7 @@ def _grade(root: Path, config: AutograderConfig, extra: dict) -> tuple[dict, flo
     with Grader(Limits(isolation=level), hide=[str(root / "results"), str(root / "submission")]) as grader:
         result = grader.grade(notebook, assignment.id, display_name=notebook.name)
     extra.update(status=result.status)
-    data = results_from_notebook(result, assignment, visibility=config.visibility, extra=extra)
+    data = results_from_notebook(result, visibility=config.visibility, extra=extra)
     return data, result.score, result.gradable_points, level
 
 
@@ -121,7 +130,10 @@ def run_in_container(root: Path | None = None) -> ContainerRun:
         detail = traceback.format_exc()
         data = results_for_failure(
             f"Not graded: the autograder itself failed ({type(exc).__name__}: {exc}). This is not a problem "
-            f"with your notebook; please tell course staff.", visibility=visibility, extra=extra)
+            f"with your notebook; please tell course staff.",
+            visibility=visibility,
+            extra=extra,
+        )
     # whether a notebook was graded: the rate limit counts only those (grader.gradescope.rate_limit)
     data.setdefault("extra_data", {}).setdefault("seqgrade", {})["graded"] = graded
     data["execution_time"] = round(time.monotonic() - started)  # seconds, as Gradescope's spec has it
@@ -129,5 +141,12 @@ def run_in_container(root: Path | None = None) -> ContainerRun:
         write_atomic(out, json.dumps(data, indent=2, allow_nan=False) + "\n")
     except OSError as exc:  # run_autograder then tries to write its own, simpler one
         raise OutputNotWritable(out, exc.strerror or str(exc)) from None
-    return ContainerRun(results_path=str(out), graded=graded, score=score, max_score=max_score, isolation=level,
-                        summary=data["output"], detail=detail)
+    return ContainerRun(
+        results_path=str(out),
+        graded=graded,
+        score=score,
+        max_score=max_score,
+        isolation=level,
+        summary=data["output"],
+        detail=detail,
+    )

@@ -10,6 +10,7 @@ notebook, a run where the autograder itself failed, and a submission answered th
 ``extra_data.seqgrade.rate_limited``) do not, so neither a wrong upload nor trying again early pushes the next
 grade further away.
 """
+
 from __future__ import annotations
 
 import copy
@@ -36,8 +37,10 @@ class RateLimit:
         """``"3/24h"``: 3 graded submissions per 24 hours (``m``, ``h`` or ``d``)."""
         found = _PERIOD.match(text.strip())
         if not found or int(found.group(1)) < 1 or float(found.group(2)) <= 0:
-            raise UsageError(f"a rate limit reads N/PERIOD with N >= 1 and a period in minutes, hours or days, "
-                             f"such as 3/24h, 1/30m or 5/1d; got {text!r}")
+            raise UsageError(
+                f"a rate limit reads N/PERIOD with N >= 1 and a period in minutes, hours or days, "
+                f"such as 3/24h, 1/30m or 5/1d; got {text!r}"
+            )
         return cls(int(found.group(1)), float(found.group(2)) * _UNIT_S[found.group(3)])
 
     def describe(self) -> str:
@@ -76,17 +79,23 @@ def limited_results(root: Path, limit: RateLimit, *, now: datetime | None = None
         return None
     now = _when(meta.get("created_at")) or now or datetime.now(timezone.utc)
     window = timedelta(seconds=limit.window_s)
-    counted = sorted((when, p) for p in previous if _graded(p)
-                     and (when := _when(p.get("submission_time"))) is not None and now - window < when <= now)
+    counted = sorted(
+        (when, p)
+        for p in previous
+        if _graded(p) and (when := _when(p.get("submission_time"))) is not None and now - window < when <= now
+    )
     if len(counted) < limit.count:
         return None
-    last_time, last = max(((w, p) for p in previous if _graded(p) and (w := _when(p.get("submission_time")))),
-                          key=lambda pair: pair[0])
+    last_time, last = max(
+        ((w, p) for p in previous if _graded(p) and (w := _when(p.get("submission_time")))), key=lambda pair: pair[0]
+    )
     free_at = counted[-limit.count][0] + window  # when the oldest of the last N leaves the window
-    said = (f"This submission was not graded: this assignment allows {limit.describe()}, and you have had "
-            f"{len(counted)} in the last {limit.describe().split(' per ')[1]}. A submission made after "
-            f"{free_at.isoformat(timespec='minutes')} will be graded. Shown below is the result of your "
-            f"submission of {last_time.isoformat(timespec='minutes')}.")
+    said = (
+        f"This submission was not graded: this assignment allows {limit.describe()}, and you have had "
+        f"{len(counted)} in the last {limit.describe().split(' per ')[1]}. A submission made after "
+        f"{free_at.isoformat(timespec='minutes')} will be graded. Shown below is the result of your "
+        f"submission of {last_time.isoformat(timespec='minutes')}."
+    )
     results = copy.deepcopy(last.get("results")) if isinstance(last.get("results"), dict) else {}
     results.setdefault("score", last.get("score", 0))
     results["output"] = f"{said}\n\n{results.get('output', '')}".rstrip()

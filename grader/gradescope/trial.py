@@ -1,6 +1,7 @@
 """Trying an autograder zip before uploading it: its ``run_autograder`` on a notebook, in a folder laid out
 as Gradescope lays out ``/autograder`` (``source/`` the unpacked zip, ``submission/`` the notebook,
 ``submission_metadata.json``), with this machine's Python standing in for the one setup.sh installs."""
+
 from __future__ import annotations
 
 import json
@@ -43,12 +44,23 @@ def unpack(zip_path: Path, source: Path) -> None:
 
 def default_metadata(now: datetime | None = None) -> dict:
     """A submission_metadata.json with no earlier submission, made now."""
-    return {"id": 1, "created_at": (now or datetime.now(timezone.utc)).isoformat(), "previous_submissions": [],
-            "users": [{"name": "Trying the autograder", "email": "", "id": 1}]}
+    return {
+        "id": 1,
+        "created_at": (now or datetime.now(timezone.utc)).isoformat(),
+        "previous_submissions": [],
+        "users": [{"name": "Trying the autograder", "email": "", "id": 1}],
+    }
 
 
-def try_autograder(zip_path: str | Path, notebook: str | Path, work: str | Path, *, metadata: dict | None = None,
-                   python: str = sys.executable, env: dict | None = None) -> Trial:
+def try_autograder(
+    zip_path: str | Path,
+    notebook: str | Path,
+    work: str | Path,
+    *,
+    metadata: dict | None = None,
+    python: str = sys.executable,
+    env: dict | None = None,
+) -> Trial:
     """Run ``zip_path``'s run_autograder on ``notebook`` in ``work/autograder`` and return what it wrote."""
     notebook, root = Path(notebook), Path(work) / "autograder"
     if not notebook.is_file():
@@ -62,8 +74,14 @@ def try_autograder(zip_path: str | Path, notebook: str | Path, work: str | Path,
     run_env = {**os.environ, "SEQGRADE_PYTHON": python, **(env or {})}
     run_env.pop("PYTHONPATH", None)  # the zip's own copy of seqgrade is what runs
     try:
-        proc = subprocess.run([str(root / "source" / "run_autograder"), str(root)], cwd=root, env=run_env,
-                              capture_output=True, text=True, timeout=TRY_TIMEOUT_S)
+        proc = subprocess.run(
+            [str(root / "source" / "run_autograder"), str(root)],
+            cwd=root,
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=TRY_TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired as exc:
         raise TrialFailed(f"run_autograder did not finish within {TRY_TIMEOUT_S:g} s") from exc
     log = proc.stdout + proc.stderr

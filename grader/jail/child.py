@@ -2,6 +2,7 @@
 
 Runs inside the jail, after every privilege is gone. Everything it says is untrusted by the grader.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,12 +61,25 @@ def serve(sock: socket.socket) -> None:
         except framing.Closed:
             return
         except ProtocolError as exc:  # the whole frame was read, so the stream is still in step: say why
-            channel.send({"ok": False, "error": {"type": "ProtocolError", "where": "",
-                                                 "message": f"the sandbox could not read the grader's request: {exc}"}})
+            channel.send(
+                {
+                    "ok": False,
+                    "error": {
+                        "type": "ProtocolError",
+                        "where": "",
+                        "message": f"the sandbox could not read the grader's request: {exc}",
+                    },
+                }
+            )
             continue
         reply, reply_values = invoke.handle(ns, request, values, ask)
         pid = _only_the_original(pid)
         try:
             channel.send(reply, reply_values)
         except Exception as exc:  # a value the codec could not frame
-            channel.send({"ok": False, "error": {"type": type(exc).__name__, "message": "the result could not be sent", "where": ""}})
+            channel.send(
+                {
+                    "ok": False,
+                    "error": {"type": type(exc).__name__, "message": "the result could not be sent", "where": ""},
+                }
+            )

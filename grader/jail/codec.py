@@ -10,6 +10,7 @@ codec does not know (an object whose ``__eq__`` always says True, a file handle)
 Frame layout: ``b"SQG" + version byte + uint32 header length + uint64 payload length + header +
 payload``; the header is JSON: ``{..., "values": {name: node}, "arrays": [[dtype, shape, offset], ...]}``.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,12 +33,40 @@ MAX_DIMS = 32
 MAX_STR = 20_000
 _ALLOWED_DTYPES = {
     np.dtype(t).str: np.dtype(t)  # "<f8", "|b1", ...: byte order included, so nothing is reinterpreted
-    for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128")
+    for t in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
 }
-_TORCH_DTYPES = {str(t): t for t in (torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
-                                      torch.float16, torch.bfloat16, torch.float32, torch.float64,
-                                      torch.complex64, torch.complex128)}
+_TORCH_DTYPES = {
+    str(t): t
+    for t in (
+        torch.bool,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint8,
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+        torch.complex64,
+        torch.complex128,
+    )
+}
 _TORCH_NAMES = {t: name for name, t in _TORCH_DTYPES.items()}
 _JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))  # made once: json.dumps with options makes one a call
 
@@ -85,7 +114,11 @@ class _Encoder:
         if kind is bool:
             return {"t": "bool", "v": value}
         if kind is int:
-            return {"t": "int", "v": str(value)} if value.bit_length() < 4096 else {"t": "unsupported", "type": "int", "reason": "too large"}
+            return (
+                {"t": "int", "v": str(value)}
+                if value.bit_length() < 4096
+                else {"t": "unsupported", "type": "int", "reason": "too large"}
+            )
         if kind is float:
             return {"t": "float", "v": repr(value)}
         if kind is str or kind is np.str_:  # numpy's strings (from np.unique, arrays of words) are plain text

@@ -1,6 +1,7 @@
 """The errors the jail's own code raises. The grader's typed errors (grader.errors) derive from the same base,
 so that the command line catches both; this module stays here because nothing in the jail may import the
 rest of the grader."""
+
 from __future__ import annotations
 
 

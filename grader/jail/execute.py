@@ -3,6 +3,7 @@
 This module runs in the student's process (the sandbox child, or the in-process backend). It imports
 nothing but the standard library. An exception in one cell is recorded and the next cell still runs.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -83,8 +84,12 @@ def course_modules(names):
 
 def fresh_namespace() -> dict:
     shell = _NoIPython()
-    return {"__name__": "__main__", "__builtins__": __builtins__, "get_ipython": lambda: shell,
-            "display": lambda *objs, **kwargs: None}
+    return {
+        "__name__": "__main__",
+        "__builtins__": __builtins__,
+        "get_ipython": lambda: shell,
+        "display": lambda *objs, **kwargs: None,
+    }
 
 
 def describe_exception(exc: BaseException, limit: int = 2000) -> dict:

@@ -11,6 +11,7 @@ the jail's init mounts a private ``/proc`` there and makes it the root, detachin
 (:func:`enter_root`). A second copy of the course in ``/opt``, a TA's home, other submissions, ``/etc``:
 none of them is in the tree, read-only or otherwise.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -83,7 +84,7 @@ def _resolve(path: str, links: list[tuple[str, str]], depth: int = 0) -> str:
         if os.path.islink(here):
             target = os.readlink(here)
             links.append((here, target))
-            return _resolve(os.path.join(done, target, *parts[i + 1:]), links, depth + 1)
+            return _resolve(os.path.join(done, target, *parts[i + 1 :]), links, depth + 1)
         done = here
     return done
 
@@ -125,8 +126,11 @@ def plan_root(maps: str = "/proc/self/maps") -> Root:
     course = os.path.dirname(package)
     wanted = [sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")]
     # A module's __file__ is the sys.path entry it was found in, joined with its name: no need to resolve.
-    loaded = {os.path.abspath(f) for f in (getattr(m, "__file__", None) for m in list(sys.modules.values()))
-              if isinstance(f, str)}
+    loaded = {
+        os.path.abspath(f)
+        for f in (getattr(m, "__file__", None) for m in list(sys.modules.values()))
+        if isinstance(f, str)
+    }
     used = [p for p in sys.path if p and any(_inside(f, entry) for entry in [os.path.abspath(p)] for f in loaded)]
     venv = [sys.prefix] if sys.prefix != sys.base_prefix else []
     names = [*wanted, *used, *venv, sys.executable]
@@ -144,9 +148,11 @@ def plan_root(maps: str = "/proc/self/maps") -> Root:
         real = _resolve(os.path.abspath(name), found)
         if _inside(course, real) or (_inside(real, course) and _venv_of(real, course) is None):
             if name in needed:
-                refused = (f"{real} holds both Python's packages and seqgrade's {package}: the jail could not show "
-                           f"one without the other. Install seqgrade in editable mode (pip install -e) or run it "
-                           f"from a checkout, outside the folders of the Python it uses")
+                refused = (
+                    f"{real} holds both Python's packages and seqgrade's {package}: the jail could not show "
+                    f"one without the other. Install seqgrade in editable mode (pip install -e) or run it "
+                    f"from a checkout, outside the folders of the Python it uses"
+                )
             continue  # the checkout itself (on sys.path for an editable install), or a folder around it
         binds.add(_venv_of(real, course) or real)
         links += found
@@ -175,7 +181,13 @@ def _mount_points() -> list[str]:
     points = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
-            mp = line.split()[4].replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+            mp = (
+                line.split()[4]
+                .replace("\\040", " ")
+                .replace("\\011", "\t")
+                .replace("\\012", "\n")
+                .replace("\\134", "\\")
+            )
             points.append(mp)
     return points
 

@@ -3,6 +3,7 @@
 A :class:`Channel` keeps what it has read past the frame it returned, so a small frame usually costs one
 ``recv`` system call (read without blocking; the socket is waited on only when nothing has arrived yet),
 and the socket stays in blocking mode (no timeout switched on and off at every read)."""
+
 from __future__ import annotations
 
 import select

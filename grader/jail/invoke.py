@@ -9,6 +9,7 @@ function (aliases such as ``step = recurrent_unit``, default arguments) is swapp
 grader counts of those calls it counts on its own side: nothing this module reports about a call
 earns a point, only the value returned and its gradients.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -83,8 +84,10 @@ def _stub(name: str, params: list[str], ask: Ask):
             cot = [g.detach() for g in grad] if ctx.several else grad[0].detach()
             grads = ask(name, "vjp", ctx.args, cot)
             grads = list(grads) if isinstance(grads, (list, tuple)) else []
-            return tuple(g if needed and isinstance(g, torch.Tensor) else None
-                         for needed, g in zip(ctx.needs_input_grad, grads + [None] * len(ctx.args)))
+            return tuple(
+                g if needed and isinstance(g, torch.Tensor) else None
+                for needed, g in zip(ctx.needs_input_grad, grads + [None] * len(ctx.args))
+            )
 
     def stand_in(*args, **kwargs):
         args = bind(args, kwargs)
@@ -159,7 +162,10 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
         if by_object:
             for value in list(ns.values()):  # default arguments that captured the student's function
                 if isinstance(value, types.FunctionType):
-                    for attr, defaults in (("__defaults__", value.__defaults__), ("__kwdefaults__", value.__kwdefaults__)):
+                    for attr, defaults in (
+                        ("__defaults__", value.__defaults__),
+                        ("__kwdefaults__", value.__kwdefaults__),
+                    ):
                         swapped = _swap_captured(defaults, originals, by_object) if defaults else defaults
                         if swapped is not defaults:
                             undo.append((value, attr, defaults))
@@ -179,14 +185,29 @@ def _stand_ins(ns: dict, specs: dict, ask: Ask | None):
 _MISSING = object()
 # Types whose values _swap_captured always returns as they are (exactly these types, by identity, so that no
 # method of a student's own type runs here): most of a notebook's names are functions, modules and numbers.
-_HOLDS_NOTHING = frozenset(id(t) for t in (types.FunctionType, types.ModuleType, types.BuiltinFunctionType, type,
-                                            int, float, complex, bool, str, bytes, type(None)))
+_HOLDS_NOTHING = frozenset(
+    id(t)
+    for t in (
+        types.FunctionType,
+        types.ModuleType,
+        types.BuiltinFunctionType,
+        type,
+        int,
+        float,
+        complex,
+        bool,
+        str,
+        bytes,
+        type(None),
+    )
+)
 
 
 def _swap_captured(value, originals: dict, stubs: dict):
     """``value`` with each student function in ``originals`` (by id) replaced by its stub in ``stubs`` where it
     was captured: a functools.partial of it (or with it among its arguments), or a list, tuple or dict
     holding it. ``value`` itself when unchanged."""
+
     def swap(v):
         return stubs[id(v)] if id(v) in stubs and originals[id(v)] is v else v
 
@@ -197,8 +218,11 @@ def _swap_captured(value, originals: dict, stubs: dict):
         func = swap(value.func)
         args = tuple(swap(a) for a in value.args)
         keywords = {k: swap(v) for k, v in value.keywords.items()}
-        if func is value.func and all(a is b for a, b in zip(args, value.args)) and \
-                all(keywords[k] is value.keywords[k] for k in keywords):
+        if (
+            func is value.func
+            and all(a is b for a, b in zip(args, value.args))
+            and all(keywords[k] is value.keywords[k] for k in keywords)
+        ):
             return value
         return functools.partial(func, *args, **keywords)
     if type(value) in (list, tuple):
@@ -268,9 +292,13 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
     sink = CappedText()
     reply_values: dict = {}
     try:
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), objects.asking(ask), \
-                _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask), \
-                objects.stand_in_classes(ns, request.get("stand_in_classes"), stub, request.get("layout_only")):
+        with (
+            contextlib.redirect_stdout(sink),
+            contextlib.redirect_stderr(sink),
+            objects.asking(ask),
+            _stand_ins(ns, specs if isinstance(specs, dict) else {}, ask),
+            objects.stand_in_classes(ns, request.get("stand_in_classes"), stub, request.get("layout_only")),
+        ):
             with torch.enable_grad():
                 with _seeded(request.get("fill_seed") if constructing else None):
                     out = fn(*args)
@@ -284,15 +312,20 @@ def _call(ns: dict, request: dict, values: dict, ask: Ask | None) -> tuple[dict,
                     inputs = [args[i] for i in grad_wrt]
                     params = [(k, p) for k, p in module.named_parameters() if p.requires_grad] if grad_params else []
                     got = torch.autograd.grad(objective, inputs + [p for _, p in params], allow_unused=True)
-                    reply_values["grads"] = [torch.zeros_like(x) if g is None else g.detach()
-                                             for x, g in zip(inputs, got[:len(inputs)])]
+                    reply_values["grads"] = [
+                        torch.zeros_like(x) if g is None else g.detach() for x, g in zip(inputs, got[: len(inputs)])
+                    ]
                     if grad_params:
-                        reply_values["param_grads"] = {k: torch.zeros_like(p) if g is None else g.detach()
-                                                       for (k, p), g in zip(params, got[len(inputs):])}
+                        reply_values["param_grads"] = {
+                            k: torch.zeros_like(p) if g is None else g.detach()
+                            for (k, p), g in zip(params, got[len(inputs) :])
+                        }
             reply_values["value"] = out
             if request.get("again"):
                 with torch.no_grad():
-                    reply_values["again"] = fn(*args)  # the same argument objects: shows what the first call did to them
+                    reply_values["again"] = fn(
+                        *args
+                    )  # the same argument objects: shows what the first call did to them
     except BaseException as exc:  # the student's exception, including SystemExit
         return _error(exc)
     return {"ok": True}, reply_values

@@ -3,6 +3,7 @@
 Used in the zygote's forked children before any student code runs. Nothing here imports the
 reference or the checks.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -217,8 +218,10 @@ def join_new_cgroups(name: str, memory_bytes: int, pids: int) -> list[tuple[int,
     leaves them once the jail has ended, when its jail's init has made the jail's root the root of the mount
     namespace the two share, so that no path of the machine's (/sys/fs/cgroup) is reachable any more."""
     made = []
-    for controller, files in (("memory", {"memory.limit_in_bytes": memory_bytes, "memory.swappiness": 0}),
-                              ("pids", {"pids.max": pids})):
+    for controller, files in (
+        ("memory", {"memory.limit_in_bytes": memory_bytes, "memory.swappiness": 0}),
+        ("pids", {"pids.max": pids}),
+    ):
         parent = current_cgroup_dir(controller)
         if parent is None:
             continue

@@ -1,4 +1,5 @@
 """Resource limits and isolation level for student processes (a frozen config with course defaults)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -40,7 +41,16 @@ class Limits:
     def __post_init__(self):
         if self.isolation not in ISOLATION_LEVELS:
             raise ValueError(f"isolation must be one of {ISOLATION_LEVELS}; got {self.isolation!r}")
-        for name in ("call_cpu_s", "large_call_cpu_s", "warmup_cpu_s", "call_idle_s", "call_timeout_s", "cell_cpu_s", "cell_timeout_s", "submission_timeout_s"):
+        for name in (
+            "call_cpu_s",
+            "large_call_cpu_s",
+            "warmup_cpu_s",
+            "call_idle_s",
+            "call_timeout_s",
+            "cell_cpu_s",
+            "cell_timeout_s",
+            "submission_timeout_s",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
         for name in ("cpu_s", "memory_mb", "total_memory_mb", "nproc", "file_size_mb", "scratch_mb", "open_files"):
@@ -58,8 +68,14 @@ class Limits:
         """Scale the wall-clock limits so that one notebook takes at most ``seconds``."""
         if seconds is None:
             return self
-        return replace(self, submission_timeout_s=seconds, cell_timeout_s=min(self.cell_timeout_s, seconds),
-                       call_timeout_s=min(self.call_timeout_s, seconds), call_cpu_s=min(self.call_cpu_s, seconds),
-                       call_idle_s=min(self.call_idle_s, seconds), warmup_cpu_s=min(self.warmup_cpu_s, seconds),
-                       large_call_cpu_s=min(self.large_call_cpu_s, seconds),
-                       cell_cpu_s=min(self.cell_cpu_s, seconds))
+        return replace(
+            self,
+            submission_timeout_s=seconds,
+            cell_timeout_s=min(self.cell_timeout_s, seconds),
+            call_timeout_s=min(self.call_timeout_s, seconds),
+            call_cpu_s=min(self.call_cpu_s, seconds),
+            call_idle_s=min(self.call_idle_s, seconds),
+            warmup_cpu_s=min(self.warmup_cpu_s, seconds),
+            large_call_cpu_s=min(self.large_call_cpu_s, seconds),
+            cell_cpu_s=min(self.cell_cpu_s, seconds),
+        )

@@ -18,6 +18,7 @@ Two kinds of objects are built here on the grader's behalf:
 
 Imports only torch; used by :mod:`grader.jail.invoke` in whatever process holds the student's namespace.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -31,7 +32,8 @@ OBJECTS: dict[str, object] = {}  # handle -> object constructed on the grader's 
 METHODS = ("__call__", "forward", "double", "float", "eval", "train")  # what the grader may call on an object
 IN_PLACE = ("double", "float", "eval", "train")  # methods that change the module and return it: no value sent back
 _CURRENT_ASK: list = [None]  # the current request's way to ask the grader (stand-in classes outlive requests)
-_CLASSES: dict = {}  # stand-in classes by their spec and the student's classes, so objects built earlier keep their class
+# stand-in classes by their spec and the student's classes, so objects built earlier keep their class
+_CLASSES: dict = {}
 
 
 def current_ask(name: str, kind: str, args: list, cotangent):
@@ -94,8 +96,11 @@ def _bind(names: list[str], args, kwargs, what: str, own=None) -> list:
             signature = inspect.signature(own)
             arguments = signature.bind(None, *args, **kwargs)
             arguments.apply_defaults()
-            values = [arguments.arguments[p.name] for p in list(signature.parameters.values())[1:]
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(names)]
+            values = [
+                arguments.arguments[p.name]
+                for p in list(signature.parameters.values())[1:]
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ][: len(names)]
         except (TypeError, ValueError):
             values = []
     if len(values) < len(names):
@@ -118,6 +123,18 @@ def _own_name(cls: type, base: type, name: str):
             space[name] = cls
 
 
+def _declared_attributes(module: torch.nn.Module, sizes: dict) -> None:
+    """A stand-in laid out without the student's ``__init__`` (it raised, ended the process or hung) holds the
+    constructor's arguments under the names its declaration gives them (``input_dim``, ``hidden_dim``): what a
+    correct class built on it may read (``self.cell.hidden_dim``). What the object already has is kept."""
+    for attr, value in sizes.items():
+        if attr in module.__dict__ or hasattr(type(module), attr):
+            continue
+        if any(attr in table for table in (module._parameters, module._buffers, module._modules)):
+            continue
+        module.__dict__[attr] = value
+
+
 _HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 _CALLING = ("__call__", "_call_impl", "_wrapped_call_impl")  # how nn.Module reaches forward
 
@@ -130,7 +147,8 @@ def stand_in_class(name: str, spec: dict, stub: Callable, bases: dict | None = N
     classes rely on are there; then the course's layout is imposed (the course's Linear layers under the
     course's names, each child a stand-in too, every other parameter or buffer of the state_dict dropped),
     hooks are removed, and ``forward`` is the grader's, called through nn.Module's own ``__call__``. A class
-    whose ``__init__`` raises (not written yet) gets the layout alone."""
+    whose ``__init__`` raises (not written yet) gets the layout alone, with the constructor's arguments as the
+    attributes its declaration names (``_declared_attributes``)."""
     bases = bases or {}
     base = bases.get(name)
     base = base if isinstance(base, type) and issubclass(base, torch.nn.Module) else torch.nn.Module
@@ -144,7 +162,9 @@ def stand_in_class(name: str, spec: dict, stub: Callable, bases: dict | None = N
     names = layout(spec)
 
     def __init__(self, *args, **kwargs):
-        sizes = dict(zip(init, _bind(init, args, kwargs, f"{name}()", base.__init__ if base is not torch.nn.Module else None)))
+        sizes = dict(
+            zip(init, _bind(init, args, kwargs, f"{name}()", base.__init__ if base is not torch.nn.Module else None))
+        )
         try:
             if base is torch.nn.Module:
                 raise TypeError
@@ -152,14 +172,18 @@ def stand_in_class(name: str, spec: dict, stub: Callable, bases: dict | None = N
                 base.__init__(self, *args, **kwargs)
         except Exception:  # the student's __init__ is not written yet or fails: the course's layout alone
             torch.nn.Module.__init__(self)
+            _declared_attributes(self, sizes)
         _impose(self, sizes)
 
     def _impose(self, sizes: dict) -> None:
         module_set = torch.nn.Module.__setattr__
         for attr, fan_in, fan_out in linears:
             have = self._modules.get(attr)
-            if not (type(have) is torch.nn.Linear and have.bias is not None and
-                    tuple(have.weight.shape) == (int(sizes[fan_out]), int(sizes[fan_in]))):
+            if not (
+                type(have) is torch.nn.Linear
+                and have.bias is not None
+                and tuple(have.weight.shape) == (int(sizes[fan_out]), int(sizes[fan_in]))
+            ):
                 module_set(self, attr, torch.nn.Linear(int(sizes[fan_in]), int(sizes[fan_out])))
         for attr, child, child_spec, params in children:
             kind = stand_in_class(child, child_spec, stub, bases)
@@ -182,8 +206,13 @@ def stand_in_class(name: str, spec: dict, stub: Callable, bases: dict | None = N
         params = forward_params + [f"p{i}" for i in range(len(weights))]
         return stub(f"{name}.forward", params)(*inputs, *weights)
 
-    body = {"__init__": __init__, "forward": forward, "__module__": __name__, "__qualname__": name,
-            **{attr: getattr(torch.nn.Module, attr) for attr in _CALLING if hasattr(torch.nn.Module, attr)}}
+    body = {
+        "__init__": __init__,
+        "forward": forward,
+        "__module__": __name__,
+        "__qualname__": name,
+        **{attr: getattr(torch.nn.Module, attr) for attr in _CALLING if hasattr(torch.nn.Module, attr)},
+    }
     try:
         made = type(name, (base,), body)
     except Exception:  # a student class that cannot be subclassed: the layout alone
@@ -198,9 +227,15 @@ def _named_classes(specs: dict) -> dict:
     for name, spec in specs.items():
         if isinstance(spec, dict):
             found[str(name)] = spec
-            found.update({k: v for k, v in _named_classes({str(c[1]): c[2] for c in spec.get("children", [])
-                                                          if isinstance(c, list) and len(c) == 4}).items()
-                          if k not in found})
+            found.update(
+                {
+                    k: v
+                    for k, v in _named_classes(
+                        {str(c[1]): c[2] for c in spec.get("children", []) if isinstance(c, list) and len(c) == 4}
+                    ).items()
+                    if k not in found
+                }
+            )
     return found
 
 
@@ -262,7 +297,9 @@ def prepared(obj, request: dict):
             for _, p in sorted(obj.named_parameters()):
                 if p.is_floating_point():
                     fan = p.shape[-1] if p.ndim else 1
-                    p.copy_(torch.randn(p.shape, generator=generator, dtype=torch.float64).to(p.dtype) / max(fan, 1) ** 0.5)
+                    p.copy_(
+                        torch.randn(p.shape, generator=generator, dtype=torch.float64).to(p.dtype) / max(fan, 1) ** 0.5
+                    )
     return {str(k): list(v.shape) for k, v in obj.state_dict().items() if isinstance(v, torch.Tensor)}
 
 

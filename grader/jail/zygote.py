@@ -5,6 +5,7 @@ Started by :mod:`grader.sandbox.client` as ``python -m grader.jail.zygote FD`` w
 environment that pins every thread pool to one thread (a forked child of a parent that ran a
 multi-threaded OpenMP op hangs on its next parallel op).
 """
+
 from __future__ import annotations
 
 import gc
@@ -28,7 +29,13 @@ from . import child, filesystem, isolation
 from .codec import decode_frame, encode_message
 from .limits import Limits
 
-NS_FLAGS = isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC | isolation.CLONE_NEWUTS | isolation.CLONE_NEWPID
+NS_FLAGS = (
+    isolation.CLONE_NEWNS
+    | isolation.CLONE_NEWNET
+    | isolation.CLONE_NEWIPC
+    | isolation.CLONE_NEWUTS
+    | isolation.CLONE_NEWPID
+)
 JAIL_FAILED = 70  # S's exit status when the jail's own code raised (S's set-up, or W's serve loop), never 0
 
 
@@ -59,12 +66,22 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
     isolation.set_rlimits(limits, cpu_s=limits.cpu_s, uid=os.getuid() if spec.get("uid") is None else spec["uid"])
     os.chdir(scratch)
     os.environ.clear()
-    os.environ.update({"HOME": scratch, "TMPDIR": scratch, "MPLCONFIGDIR": scratch, "MPLBACKEND": "Agg",
-                       "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-                       # A Triton kernel a student writes runs in Triton's interpreter, on the CPU tensors the
-                       # grader sends, on every machine (so a verdict never depends on the grading machine's
-                       # GPU); triton reads this when a kernel is decorated. Its cache goes to the scratch.
-                       "TRITON_INTERPRET": "1", "TRITON_CACHE_DIR": os.path.join(scratch, ".triton")})
+    os.environ.update(
+        {
+            "HOME": scratch,
+            "TMPDIR": scratch,
+            "MPLCONFIGDIR": scratch,
+            "MPLBACKEND": "Agg",
+            "OMP_NUM_THREADS": "1",
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            # A Triton kernel a student writes runs in Triton's interpreter, on the CPU tensors the
+            # grader sends, on every machine (so a verdict never depends on the grading machine's
+            # GPU); triton reads this when a kernel is decorated. Its cache goes to the scratch.
+            "TRITON_INTERPRET": "1",
+            "TRITON_CACHE_DIR": os.path.join(scratch, ".triton"),
+        }
+    )
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)

@@ -4,6 +4,7 @@ Item analysis counts graded work only: a notebook that could not be read, anothe
 release handed back unchanged says nothing about how the class did on an exercise. Per check it gives the
 pass rate and the three most common failure messages (their first line: what went wrong, without the
 counterexample's reproduction snippet), so the instructor sees which mistake the class made."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -30,16 +31,22 @@ def histogram_svg(totals: list[float], max_score: float, width: int = 480, heigh
     top, left, bottom = max(counts) or 1, 36, 28
     bar = (width - left - 8) / bins
     plot = height - bottom - 8
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-             f'aria-label="histogram of total scores">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="histogram of total scores">'
+    ]
     for i, c in enumerate(counts):
         h = plot * c / top
-        parts.append(f'<rect x="{left + i * bar + 1:.1f}" y="{8 + plot - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" '
-                     f'fill="#3a7bd5"><title>{max_score * i / bins:g}-{max_score * (i + 1) / bins:g}: {c}</title></rect>')
+        parts.append(
+            f'<rect x="{left + i * bar + 1:.1f}" y="{8 + plot - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" '
+            f'fill="#3a7bd5"><title>{max_score * i / bins:g}-{max_score * (i + 1) / bins:g}: {c}</title></rect>'
+        )
     parts.append(f'<line x1="{left}" y1="{8 + plot}" x2="{width - 8}" y2="{8 + plot}" stroke="#888"/>')
     for value, x in ((0, left), (max_score, width - 8)):
         parts.append(f'<text x="{x}" y="{height - 12}" font-size="11" text-anchor="middle">{value:g}</text>')
-    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">total score</text>')
+    parts.append(
+        f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" font-size="11" text-anchor="middle">total score</text>'
+    )
     parts.append(f'<text x="4" y="16" font-size="11">{top}</text><text x="4" y="{8 + plot}" font-size="11">0</text>')
     return "".join(parts) + "</svg>"
 
@@ -47,28 +54,34 @@ def histogram_svg(totals: list[float], max_score: float, width: int = 480, heigh
 def _kinds(counts: Counter) -> str:
     """Failure kinds as a list, commonest first, named as the feedback names them."""
     names = {**FAILURE_KINDS, "pending": "not graded by staff yet"}
-    return "".join(f"<li>{count}× {escape(names.get(kind, kind or 'other'))}</li>"
-                   for kind, count in counts.most_common())
+    return "".join(
+        f"<li>{count}× {escape(names.get(kind, kind or 'other'))}</li>" for kind, count in counts.most_common()
+    )
 
 
 def _bar(rate: float) -> str:
     """A pass-rate bar confined to its own cell (it never reaches into the text beside it)."""
-    return (f'<div class="bar" title="{rate:.0%} passed"><div style="width:{rate * 100:.1f}%"></div></div>')
+    return f'<div class="bar" title="{rate:.0%} passed"><div style="width:{rate * 100:.1f}%"></div></div>'
 
 
 def message_key(message: str) -> str:
     """What a failure message says, for counting alike ones: its first line, cut short."""
     line = (message or "").strip().splitlines()[0] if (message or "").strip() else ""
-    return line if len(line) <= MESSAGE_CHARS else line[:MESSAGE_CHARS - 1] + "…"
+    return line if len(line) <= MESSAGE_CHARS else line[: MESSAGE_CHARS - 1] + "…"
 
 
 def _messages(outcomes) -> str:
     """The most common failure messages of a check's outcomes, commonest first."""
-    counts = Counter(message_key(c.message) or FAILURE_KINDS.get(c.kind, c.kind or c.status) for c in outcomes
-                     if c.status not in ("passed", "manual"))
+    counts = Counter(
+        message_key(c.message) or FAILURE_KINDS.get(c.kind, c.kind or c.status)
+        for c in outcomes
+        if c.status not in ("passed", "manual")
+    )
     shown = "".join(f"<li>{count}× {escape(text)}</li>" for text, count in counts.most_common(MESSAGES_SHOWN))
     more = len(counts) - MESSAGES_SHOWN
-    return f"<ul>{shown}</ul>" + (f'<div class="note">and {more} other message{"s" if more > 1 else ""}</div>' if more > 0 else "")
+    return f"<ul>{shown}</ul>" + (
+        f'<div class="note">and {more} other message{"s" if more > 1 else ""}</div>' if more > 0 else ""
+    )
 
 
 def item_rows(assignment: Assignment, graded: list[NotebookResult]) -> list[str]:
@@ -77,27 +90,33 @@ def item_rows(assignment: Assignment, graded: list[NotebookResult]) -> list[str]
     rows = []
     for ex in assignment.exercises:
         results = [e for r in graded for e in r.exercises if e.id == ex.id]
-        first = Counter(next((c.kind for c in e.checks if c.status not in ("passed", "manual")), "")
-                        for e in results)
+        first = Counter(next((c.kind for c in e.checks if c.status not in ("passed", "manual")), "") for e in results)
         first.pop("", None)
         pending = sum(c.pending for e in results for c in e.checks)
         if pending:
             first["pending"] = pending
         full = sum(e.score >= e.max_score for e in results)
-        rows.append(f'<tr class="exercise"><td colspan="2"><b>{escape(ex.id)}</b> ({ex.points:g} point{"" if ex.points == 1 else "s"})</td>'
-                    f"<td>{full}/{len(results)}</td><td>{_bar(full / len(results) if results else 0.0)}</td>"
-                    f"<td><ul>{_kinds(first)}</ul></td></tr>")
+        rows.append(
+            f'<tr class="exercise"><td colspan="2"><b>{escape(ex.id)}</b> '
+            f"({ex.points:g} point{'' if ex.points == 1 else 's'})</td>"
+            f"<td>{full}/{len(results)}</td><td>{_bar(full / len(results) if results else 0.0)}</td>"
+            f"<td><ul>{_kinds(first)}</ul></td></tr>"
+        )
         for chk in ex.checks or ():
             outcomes = [c for e in results for c in e.checks if c.name == chk.name]
             passed = sum(c.status == "passed" for c in outcomes)
             rate = passed / len(outcomes) if outcomes else 0.0
-            rows.append(f'<tr><td></td><td>{escape(chk.property)}<br><code class="fn">{escape(chk.name)}</code></td>'
-                        f"<td>{passed}/{len(outcomes)}</td><td>{_bar(rate)}</td><td>{_messages(outcomes)}</td></tr>")
+            rows.append(
+                f'<tr><td></td><td>{escape(chk.property)}<br><code class="fn">{escape(chk.name)}</code></td>'
+                f"<td>{passed}/{len(outcomes)}</td><td>{_bar(rate)}</td><td>{_messages(outcomes)}</td></tr>"
+            )
     return rows
 
 
-SUMMARY_CSS = ".bar{width:100%;max-width:100%;height:.8rem;background:#eee;border-radius:2px;overflow:hidden}" \
-              ".bar>div{height:100%;background:#3a7bd5} tr.exercise td{background:#fafafa}"
+SUMMARY_CSS = (
+    ".bar{width:100%;max-width:100%;height:.8rem;background:#eee;border-radius:2px;overflow:hidden}"
+    ".bar>div{height:100%;background:#3a7bd5} tr.exercise td{background:#fafafa}"
+)
 
 
 def late_section(results: dict[str, NotebookResult]) -> str:
@@ -106,17 +125,30 @@ def late_section(results: dict[str, NotebookResult]) -> str:
     flagged = sorted(s for s, r in results.items() if "late" in r.flags)
     if not charged and not flagged:
         return ""
-    rows = "".join(f"<tr><td>{escape(s)}</td><td>{r.late.credit:.0%}</td><td>{r.score:g} of {r.points:g}</td>"
-                   f"<td>{escape(r.late.reason)}</td></tr>" for s, r in sorted(charged.items()))
-    table = ("<table><colgroup><col style='width:14%'><col style='width:8%'><col style='width:12%'><col></colgroup>"
-             f"<tr><th>student</th><th>credit</th><th>total</th><th>why</th></tr>{rows}</table>") if rows else ""
-    lms = (f'<p class="note">Marked late by the LMS, no late policy applied: {escape(", ".join(flagged))}</p>'
-           if flagged else "")
+    rows = "".join(
+        f"<tr><td>{escape(s)}</td><td>{r.late.credit:.0%}</td><td>{r.score:g} of {r.points:g}</td>"
+        f"<td>{escape(r.late.reason)}</td></tr>"
+        for s, r in sorted(charged.items())
+    )
+    table = (
+        (
+            "<table><colgroup><col style='width:14%'><col style='width:8%'><col style='width:12%'><col></colgroup>"
+            f"<tr><th>student</th><th>credit</th><th>total</th><th>why</th></tr>{rows}</table>"
+        )
+        if rows
+        else ""
+    )
+    lms = (
+        f'<p class="note">Marked late by the LMS, no late policy applied: {escape(", ".join(flagged))}</p>'
+        if flagged
+        else ""
+    )
     return f"<section><h2>Late work ({len(charged) + len(flagged)})</h2>{table}{lms}</section>"
 
 
-def write_summary(outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list,
-                  similarity: str = "") -> None:
+def write_summary(
+    outdir: Path, assignment: Assignment, results: dict[str, NotebookResult], skipped: list, similarity: str = ""
+) -> None:
     """Instructor summary: score histogram, item analysis (pass rates and failure messages per exercise and
     check, over graded work), late work and ``similarity``, the similarity report's section (HTML)."""
     n = len(results)
@@ -129,20 +161,28 @@ def write_summary(outdir: Path, assignment: Assignment, results: dict[str, Noteb
     mean = sum(totals) / n if n else 0.0
     skipped_html = "".join(f"<li>{escape(p)}: {escape(why)}</li>" for p, why in skipped)
     img = histogram_svg(totals, assignment.max_score) if n else ""
-    html = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Summary: {escape(assignment.id)}</title>'
-            f"<style>{CSS}{SUMMARY_CSS}</style></head><body><h1>{escape(assignment.id)}: {n} submissions</h1>"
-            f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
-            + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + "</div>"
-            + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
-            + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2>"
-            + (f'<p class="note">{excluded} not counted: not readable, another assignment, or the release unchanged.</p>'
-               if excluded else "")
-            + "<table><colgroup><col style='width:3%'>"
-              "<col style='width:34%'><col style='width:8%'><col style='width:10%'><col></colgroup>"
-              "<tr><th></th><th>exercise / check</th><th>passed</th><th>pass rate</th>"
-              "<th>most common failure messages</th></tr>" + "".join(rows) + "</table></section>"
-            + late_section(results)
-            + similarity
-            + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
-            + "</body></html>\n")
+    html = (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Summary: {escape(assignment.id)}</title>'
+        f"<style>{CSS}{SUMMARY_CSS}</style></head><body><h1>{escape(assignment.id)}: {n} submissions</h1>"
+        f'<div class="total">mean {mean:.2f} of {assignment.max_score:g}; '
+        + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items()))
+        + "</div>"
+        + (f"<section><h2>Score distribution</h2>{img}</section>" if img else "")
+        + f"<section><h2>Item analysis ({len(graded)} graded notebooks)</h2>"
+        + (
+            f'<p class="note">{excluded} not counted: not readable, another assignment, or the release unchanged.</p>'
+            if excluded
+            else ""
+        )
+        + "<table><colgroup><col style='width:3%'>"
+        "<col style='width:34%'><col style='width:8%'><col style='width:10%'><col></colgroup>"
+        "<tr><th></th><th>exercise / check</th><th>passed</th><th>pass rate</th>"
+        "<th>most common failure messages</th></tr>"
+        + "".join(rows)
+        + "</table></section>"
+        + late_section(results)
+        + similarity
+        + (f'<section><h2>Files not graded</h2><ul class="note">{skipped_html}</ul></section>' if skipped else "")
+        + "</body></html>\n"
+    )
     write_atomic(outdir / "summary.html", html)

@@ -1,4 +1,5 @@
 """A terminal summary table of one notebook's result (rich)."""
+
 from __future__ import annotations
 
 from rich.console import Console
@@ -9,7 +10,16 @@ from grader.results import NotebookResult
 
 from .html import total_line
 
-STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "yellow", "missing": "yellow", "manual": "cyan", "pending": "cyan", "staff": "cyan"}
+STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "error": "red",
+    "timeout": "yellow",
+    "missing": "yellow",
+    "manual": "cyan",
+    "pending": "cyan",
+    "staff": "cyan",
+}
 
 
 def clip(text: str, limit: int) -> str:
@@ -36,7 +46,11 @@ def print_summary(result: NotebookResult, console: Console | None = None, *, det
         text = e.root_cause if details else ""
         status = "pending" if e.pending_points else "staff" if e.status == "manual" else e.status
         # Text, not markup: messages quote code such as seq[i : i + s], which rich would read as a style tag.
-        table.add_row(Text(e.id + (" (bonus)" if e.bonus else "")), f"{e.score:g}/{e.max_score:g}", Text(status, style=STYLE.get(status, "")),
-                      Text(clip(text, 240)))
+        table.add_row(
+            Text(e.id + (" (bonus)" if e.bonus else "")),
+            f"{e.score:g}/{e.max_score:g}",
+            Text(status, style=STYLE.get(status, "")),
+            Text(clip(text, 240)),
+        )
     console.print(table)
     console.print(Text(f"{result.notebook}: {total_line(result)}"), soft_wrap=True)

@@ -12,6 +12,7 @@ it). Only where the work runs changes: CPU time is counted and limited as before
 CPU busy slows its own grading, not the batch's other workers. A batch gives its workers different CPUs
 (``cpu_for(index)``); a lone grader keeps to the CPU it is running on.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """Jails killed and perhaps not gone yet: the next jail of the same zygote waits for them before it runs cells."""
+
 from __future__ import annotations
 
 import socket

@@ -1,6 +1,7 @@
 """Run student code in this very process. No isolation: for nbgrader hidden-test cells (which already
 run in the student's kernel) and the benchmark's lower bound. Data still crosses the codec, so checks
 see exactly what they would see from the sandbox, stand-in calls included."""
+
 from __future__ import annotations
 
 import threading
@@ -48,8 +49,14 @@ def _ask(name, kind, args, cotangent):
         raise RuntimeError(f"{name} was called after the call it was given to had returned")
     stand_ins, log, allowance, stopped = _answering()[-1]
     try:
-        reply, reply_values = _cross(*serve_helper(stand_ins, *_cross(
-            {"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}), log, allowance))
+        reply, reply_values = _cross(
+            *serve_helper(
+                stand_ins,
+                *_cross({"op": "helper", "name": name, "kind": kind}, {"args": args, "cotangent": cotangent}),
+                log,
+                allowance,
+            )
+        )
     except StudentOverspent as exc:  # the student's code could catch it here: it is raised again by _request
         stopped.append(exc)
         raise
@@ -63,14 +70,22 @@ class InProcess(ObjectCalls):
         self.ns = namespace
 
     @classmethod
-    def from_cells(cls, cells: Sequence[tuple[int, str]], modules: Sequence[str] = ()) -> tuple["InProcess", list[dict]]:
+    def from_cells(
+        cls, cells: Sequence[tuple[int, str]], modules: Sequence[str] = ()
+    ) -> tuple["InProcess", list[dict]]:
         ns = execute.fresh_namespace()
         with execute.course_modules(modules):
             reports = [execute.run_cell(i, src, ns) for i, src in cells]
         return cls(ns), reports
 
-    def _request(self, request: dict, values: dict, stand_ins: Mapping[str, StandInHandler] | None = None,
-                 log: list[Served] | None = None, allowance: CallAllowance | None = None) -> tuple[dict, dict]:
+    def _request(
+        self,
+        request: dict,
+        values: dict,
+        stand_ins: Mapping[str, StandInHandler] | None = None,
+        log: list[Served] | None = None,
+        allowance: CallAllowance | None = None,
+    ) -> tuple[dict, dict]:
         stopped: list[StudentOverspent] = []
         _answering().append((stand_ins or {}, log, allowance, stopped))
         try:
@@ -87,14 +102,36 @@ class InProcess(ObjectCalls):
     def get(self, name: str):
         return to_reply(name, *self._request({"op": "get", "name": name}, {})).value
 
-    def call(self, name: str, args: Sequence, *, grad_wrt: Sequence[int] = (), cotangent=None, again: bool = False,
-             stand_ins: Mapping[str, StandInHandler] | None = None, measure_memory: bool = False,
-             op: str = "call", handle: str | None = None, method: str | None = None,
-             classes: Mapping[str, StandInClass] | None = None, grad_params: bool = False,
-             prepare: Mapping | None = None) -> Reply:
-        request, args, handlers = build_request(op, name, args, grad_wrt=grad_wrt, again=again, stand_ins=stand_ins,
-                                                handle=handle, method=method, classes=classes, grad_params=grad_params,
-                                                prepare=prepare)
+    def call(
+        self,
+        name: str,
+        args: Sequence,
+        *,
+        grad_wrt: Sequence[int] = (),
+        cotangent=None,
+        again: bool = False,
+        stand_ins: Mapping[str, StandInHandler] | None = None,
+        measure_memory: bool = False,
+        op: str = "call",
+        handle: str | None = None,
+        method: str | None = None,
+        classes: Mapping[str, StandInClass] | None = None,
+        grad_params: bool = False,
+        prepare: Mapping | None = None,
+    ) -> Reply:
+        request, args, handlers = build_request(
+            op,
+            name,
+            args,
+            grad_wrt=grad_wrt,
+            again=again,
+            stand_ins=stand_ins,
+            handle=handle,
+            method=method,
+            classes=classes,
+            grad_params=grad_params,
+            prepare=prepare,
+        )
         log: list[Served] = []
         if measure_memory:
             fix_mmap_threshold(128 * 1024)  # as in the sandbox: freed blocks leave, so the peak is what was live

@@ -1,6 +1,7 @@
 """Where jails come from: the zygote that forks them, and whether this machine can isolate at the level
 asked for (and what a weaker level cannot hide). The grader's side; grader.jail.zygote is the zygote's own,
 and grader.jail.filesystem decides what a jail's root holds."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ from typing import Sequence
 from grader.errors import SandboxError, SandboxUnavailable
 from grader.jail.limits import Limits
 
-from . import procfs
+from . import procfs, slots
 from .cpus import allowed
 from .launch import launch_zygote
 
@@ -24,9 +25,11 @@ PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 # No list of places to hide: at the namespaces level the jail's root is built from what its interpreter
 # uses (grader.jail.filesystem.plan_root), so the project, home folders, /run, /srv, a second copy of the
 # course in /opt are simply not in it. At the rlimits level nothing can be hidden (NOT_HIDDEN says so).
-NOT_HIDDEN = {"rlimits": "--isolation rlimits hides no file: student code can read whatever its user can read "
-                         "on this machine (a sandbox uid 60000+ as root, your own user otherwise), such as a copy "
-                         "of the course's reference or other submissions, and it can use the network"}
+NOT_HIDDEN = {
+    "rlimits": "--isolation rlimits hides no file: student code can read whatever its user can read "
+    "on this machine (a sandbox uid 60000+ as root, your own user otherwise), such as a copy "
+    "of the course's reference or other submissions, and it can use the network"
+}
 
 
 def what_it_cannot_hide(level: str) -> str | None:
@@ -38,8 +41,14 @@ def _keep_paths() -> list[str]:
     """Python's own files, which the sandbox uid must be able to read at the rlimits level (a venv in the
     project)."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    paths.update(p for p in sys.path if p and os.path.isdir(p) and not (p + "/").startswith(PROJECT_ROOT + "/")
-                 and not PROJECT_ROOT.startswith(p.rstrip("/") + "/"))
+    paths.update(
+        p
+        for p in sys.path
+        if p
+        and os.path.isdir(p)
+        and not (p + "/").startswith(PROJECT_ROOT + "/")
+        and not PROJECT_ROOT.startswith(p.rstrip("/") + "/")
+    )
     venv = os.path.join(PROJECT_ROOT, ".venv")
     if os.path.isdir(venv):
         paths.add(venv)
@@ -62,14 +71,16 @@ def check_isolation(level: str, *, rootless: bool = False) -> None:
             raise SandboxUnavailable(
                 f"--isolation rlimits runs student code as uid {SANDBOX_UID}+, which cannot read {blocked} "
                 f"(Python's own files are inside it); install Python and the virtual environment where other "
-                f"users can read them (e.g. /usr/local or /opt), or run seqgrade as an ordinary user")
+                f"users can read them (e.g. /usr/local or /opt), or run seqgrade as an ordinary user"
+            )
         return
     found = procfs.probe()
     if not found["namespaces"]:
         raise SandboxUnavailable(
             f"cannot create Linux namespaces here ({found['reason']}). Enable unprivileged user namespaces "
             f"(sysctl kernel.unprivileged_userns_clone=1) or run as root; or pass --isolation rlimits to accept "
-            f"weaker isolation (no filesystem or network jail)")
+            f"weaker isolation (no filesystem or network jail)"
+        )
 
 
 class Zygote:
@@ -79,9 +90,19 @@ class Zygote:
     batch's, serving all its workers): this one only asks it for jails; the owner waits for it to be ready
     and ends it."""
 
-    def __init__(self, slot: int = 0, hide: Sequence[str] = (), *, rootless: bool = False, launched=None,
-                 shared: socket.socket | None = None):
-        self.slot, self.rootless = slot, rootless
+    def __init__(
+        self,
+        slot: int | None = None,
+        hide: Sequence[str] = (),
+        *,
+        rootless: bool = False,
+        launched=None,
+        shared: socket.socket | None = None,
+    ):
+        # ``slot``: which uid its jails run as (SANDBOX_UID + slot, as root); by default one no other live
+        # process holds (grader.sandbox.slots), given back when this closes
+        self._claimed = slot is None
+        self.slot, self.rootless = slots.claim() if slot is None else slot, rootless
         self.set_hidden(hide)
         if shared is not None:
             self.proc, self.control = None, shared
@@ -112,8 +133,14 @@ class Zygote:
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         ctl_ours, ctl_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         uid = SANDBOX_UID + self.slot
-        spec = {"limits": asdict(limits), "hide": self.hide, "uid": uid, "gid": uid,
-                "rootless": self.rootless, "cpus": allowed() or None}  # where the asking thread may run (grader.sandbox.cpus)
+        spec = {
+            "limits": asdict(limits),
+            "hide": self.hide,
+            "uid": uid,
+            "gid": uid,
+            "rootless": self.rootless,
+            "cpus": allowed() or None,
+        }  # where the asking thread may run (grader.sandbox.cpus)
         self.control.settimeout(30)
         try:
             socket.send_fds(self.control, [json.dumps(spec).encode()], [data_theirs.fileno(), ctl_theirs.fileno()])
@@ -133,6 +160,9 @@ class Zygote:
         return any(events & (select.POLLHUP | select.POLLERR) for _, events in poller.poll(0))
 
     def close(self) -> None:
+        if self._claimed:
+            slots.release(self.slot)
+            self._claimed = False
         if self.proc is None:  # a shared zygote: its owner ends it, and the socket is the worker's
             return
         try:

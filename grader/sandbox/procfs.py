@@ -1,6 +1,7 @@
 """What the grader measures of a jail from outside it, through /proc: its processes, their CPU time, whether
 they compute, their peak memory; and whether this machine can make namespaces at all. The grader's side:
 nothing here runs in the student's process."""
+
 from __future__ import annotations
 
 import os
@@ -213,5 +214,9 @@ def probe() -> dict:
     os.close(r)
     _, status = os.waitpid(pid, 0)
     ok = os.waitstatus_to_exitcode(status) == 0
-    return {"namespaces": ok, "reason": "" if ok else message.decode(errors="replace") or "unknown failure",
-            "root": os.geteuid() == 0, "python": sys.version.split()[0]}
+    return {
+        "namespaces": ok,
+        "reason": "" if ok else message.decode(errors="replace") or "unknown failure",
+        "root": os.geteuid() == 0,
+        "python": sys.version.split()[0],
+    }

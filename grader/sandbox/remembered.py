@@ -21,6 +21,7 @@ Nothing the student sees or is charged changes:
 
 Everything here happens in the grading process: the jail sends and receives exactly the frames it did before.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,7 +53,7 @@ _REQUEST = b'{"op":"helper",'  # how the jail's stand-ins begin a request's head
 
 def is_request(frame) -> bool:
     """Whether a frame may be a stand-in request (a student's own large reply is never hashed)."""
-    return frame[:len(_REQUEST)] == _REQUEST
+    return frame[: len(_REQUEST)] == _REQUEST
 
 
 def digest(frame) -> bytes:
@@ -97,8 +98,12 @@ class Remembered:
         """Keep the reply ``frame`` to the request ``key`` with what serve_helper recorded doing for it (``done``;
         nothing is kept where it computed nothing: no such stand-in, or a refused request)."""
         if "seconds" in done:
-            self.keep(key, Answer(name, done["handler"], done["elements"], done["work"], done.get("served"),
-                                  done["seconds"], frame))
+            self.keep(
+                key,
+                Answer(
+                    name, done["handler"], done["elements"], done["work"], done.get("served"), done["seconds"], frame
+                ),
+            )
 
     def keep(self, key: bytes, answer: Answer) -> None:
         """Remember ``answer`` under ``key`` when a fixed function gave it and it is small enough."""

@@ -1,4 +1,5 @@
 """Turn a decoded reply message into a Reply, or the exception it stands for (shared by all backends)."""
+
 from __future__ import annotations
 
 from grader.checking.calls import Reply, Served, StudentMissing, StudentRaised
@@ -13,9 +14,17 @@ def to_reply(name: str, message: dict, values: dict, served: list[Served] = (), 
         error = message.get("error")
         if not isinstance(error, dict):
             raise ProtocolError("error reply without an error")
-        raise StudentRaised(str(error.get("type", "Exception"))[:100], str(error.get("message", ""))[:2000],
-                            str(error.get("where", ""))[:100])
+        raise StudentRaised(
+            str(error.get("type", "Exception"))[:100],
+            str(error.get("message", ""))[:2000],
+            str(error.get("where", ""))[:100],
+        )
     grads, param_grads = values.get("grads"), values.get("param_grads")
-    return Reply(value=values.get("value"), grads=tuple(grads) if isinstance(grads, list) else None,
-                 again=values.get("again"), served=tuple(served), peak_bytes=peak_bytes,
-                 param_grads=param_grads if isinstance(param_grads, dict) else None)
+    return Reply(
+        value=values.get("value"),
+        grads=tuple(grads) if isinstance(grads, list) else None,
+        again=values.get("again"),
+        served=tuple(served),
+        peak_bytes=peak_bytes,
+        param_grads=param_grads if isinstance(param_grads, dict) else None,
+    )

@@ -12,6 +12,7 @@ mapping of a file. Pages only read from files (libraries, the interpreter) are n
 attention touched 11 MiB here (its inputs, its blocks, the interpreter's own objects); the 64 MiB score
 matrix written into a buffer made earlier touches 67 MiB, whichever kind of mapping holds it.
 """
+
 from __future__ import annotations
 
 import time
@@ -64,7 +65,8 @@ def _mappings(lines):
 
 
 def touched_bytes(pids) -> int:
-    """The memory of ``pids`` referenced since their bits were last cleared that is their own (:func:`held_kb`), in bytes."""
+    """The memory of ``pids`` referenced since their bits were last cleared that is their own (:func:`held_kb`),
+    in bytes."""
     total = 0
     for pid in pids:
         try:

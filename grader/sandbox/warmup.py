@@ -12,6 +12,7 @@ one-time work a ``forward`` does on its first call is allowed even though the cl
 
 What the jail read is taken from ``/proc/PID/io`` (``rchar``) by the grader, outside the jail.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -72,8 +73,7 @@ class CallClock:
         began) are over the budget, stretching it once for a first call that loads code."""
         if used <= self.budget:
             return False
-        if not self.stretched and self.since_read is not None and \
-                tree_read_bytes(pgid) - self.since_read >= READ_BYTES:
+        if not self.stretched and self.since_read is not None and tree_read_bytes(pgid) - self.since_read >= READ_BYTES:
             self.budget, self.stretched = self.warmup_s, True
             return used > self.budget
         return True

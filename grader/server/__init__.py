@@ -20,6 +20,7 @@ another uid), and results are computed by the server, never by the sandbox.
 Messages are one JSON object per line, versioned (``protocol``). Everything here uses the
 standard library only, so a client never imports torch; the server itself is grader.server.serving.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -79,8 +80,9 @@ def private_folder(folder: Path, *, create: bool) -> None:
     if info.st_uid != os.getuid():
         raise ServerError(f"{folder} belongs to uid {info.st_uid}, not to you (uid {os.getuid()})")
     if info.st_mode & 0o077:
-        raise ServerError(f"{folder} can be entered by other users (mode {stat.S_IMODE(info.st_mode):o}); "
-                          f"it must be 700")
+        raise ServerError(
+            f"{folder} can be entered by other users (mode {stat.S_IMODE(info.st_mode):o}); it must be 700"
+        )
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -175,13 +177,19 @@ def grade_remotely(notebook: Path, assignment: str | None, limits: Limits) -> Re
     where = address()
     if where is None or not _trusted_socket(where):
         return Remote(None)
-    request = {"op": "grade", "identity": code_identity(), "notebook": str(Path(notebook).resolve()),
-               "assignment": assignment, "limits": asdict(limits)}
+    request = {
+        "op": "grade",
+        "identity": code_identity(),
+        "notebook": str(Path(notebook).resolve()),
+        "assignment": assignment,
+        "limits": asdict(limits),
+    }
     try:
         reply = _ask(where, request, timeout=limits.submission_timeout_s + 60.0)
     except (OSError, ValueError) as exc:  # the server went away or sent nonsense mid-request
-        return Remote(None, f"the grading server at {where} did not answer ({exc or type(exc).__name__}); "
-                            f"graded here instead")
+        return Remote(
+            None, f"the grading server at {where} did not answer ({exc or type(exc).__name__}); graded here instead"
+        )
     if reply is None:
         return Remote(None)
     if isinstance(reply.get("result"), dict):
@@ -191,11 +199,15 @@ def grade_remotely(notebook: Path, assignment: str | None, limits: Limits) -> Re
     if kind in _ERRORS:
         raise _ERRORS[kind](message)
     if kind == "stale":
-        return Remote(None, f"the grading server at {where} runs other code than this seqgrade (it started "
-                            f"before seqgrade changed); graded here instead. Restart it: "
-                            f"seqgrade serve --stop; seqgrade serve --detach")
-    return Remote(None, f"the grading server at {where} could not grade it ({message or 'no reason given'}); "
-                        f"graded here instead")
+        return Remote(
+            None,
+            f"the grading server at {where} runs other code than this seqgrade (it started "
+            f"before seqgrade changed); graded here instead. Restart it: "
+            f"seqgrade serve --stop; seqgrade serve --detach",
+        )
+    return Remote(
+        None, f"the grading server at {where} could not grade it ({message or 'no reason given'}); graded here instead"
+    )
 
 
 def _ask_running(op: str, timeout: float) -> tuple[Path | None, dict | None]:
@@ -233,9 +245,14 @@ def start_detached(idle_exit_s: float, isolation: str = "namespaces", wait_s: fl
     private_folder(where.parent, create=True)
     log = where.parent / "server.log"
     with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "grader.cli", "serve", "--idle-exit", str(idle_exit_s),
-                                 "--isolation", isolation],
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, cwd="/")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "grader.cli", "serve", "--idle-exit", str(idle_exit_s), "--isolation", isolation],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            cwd="/",
+        )
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         found = status()

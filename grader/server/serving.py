@@ -1,5 +1,6 @@
 """The grading server's own side: one warm grader answering ``seqgrade grade`` over the socket that
 grader.server finds and checks (see its docstring for who may talk to whom)."""
+
 from __future__ import annotations
 
 import os
@@ -52,7 +53,9 @@ class _Server:
             import torch
 
             from grader.grading import Grader  # and torch, numpy, the checks
-        torch.set_num_threads(1)  # as a cold `seqgrade grade` and a batch worker: one thread, which its jail takes turns with
+        torch.set_num_threads(
+            1
+        )  # as a cold `seqgrade grade` and a batch worker: one thread, which its jail takes turns with
         self._grader_class = Grader
         self.identity = code_identity()
         self.since = time.time()
@@ -76,8 +79,13 @@ class _Server:
             return {"error": {"kind": "protocol", "message": f"this server speaks protocol {PROTOCOL}"}}
         op = request.get("op")
         if op == "status":
-            return {"pid": os.getpid(), "since": self.since, "graded": self.graded, "identity": self.identity,
-                    "version": __version__}
+            return {
+                "pid": os.getpid(),
+                "since": self.since,
+                "graded": self.graded,
+                "identity": self.identity,
+                "version": __version__,
+            }
         if op == "stop":
             raise _Stop()
         if op != "grade":
@@ -85,7 +93,11 @@ class _Server:
         if request.get("identity") != self.identity:
             return {"error": {"kind": "stale", "message": "this server runs other code"}}
         notebook, assignment = request.get("notebook"), request.get("assignment")
-        if not isinstance(notebook, str) or not os.path.isabs(notebook) or not (assignment is None or isinstance(assignment, str)):
+        if (
+            not isinstance(notebook, str)
+            or not os.path.isabs(notebook)
+            or not (assignment is None or isinstance(assignment, str))
+        ):
             return {"error": {"kind": "protocol", "message": "notebook must be an absolute path, assignment a string"}}
         try:
             result = self.grader().grade(notebook, assignment, limits=_limits_of(request.get("limits")))
@@ -108,8 +120,9 @@ def _exit_quietly(*_) -> None:
     raise SystemExit(0)  # through serve's finally: the zygote is killed and the socket removed
 
 
-def serve(idle_exit_s: float = IDLE_EXIT_S, on_ready: Callable[[Path], None] | None = None, *,
-          isolation: str = "namespaces") -> int:
+def serve(
+    idle_exit_s: float = IDLE_EXIT_S, on_ready: Callable[[Path], None] | None = None, *, isolation: str = "namespaces"
+) -> int:
     """Serve until stopped, or until ``idle_exit_s`` pass without a request; the number of notebooks graded.
     ``isolation``: the level its grader starts with (a request for another is checked when it comes)."""
     where = address()

@@ -1,4 +1,5 @@
 """Fused (FlashAttention-style) attention: Triton kernels on GPUs, a tiled torch path elsewhere."""
+
 from .dispatch import flash_attention
 from .merge import empty_partial, merge_partials, partial_attention
 

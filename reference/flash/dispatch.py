@@ -9,6 +9,7 @@ triton is optional (it exists for Linux only; a CUDA build of torch brings its o
 missing or does not import, "auto" uses the tiled path and ``backend="triton"`` raises ValueError
 saying why (``triton_unavailable()``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,8 +29,10 @@ _SUPPORTED = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 def triton_unavailable() -> str | None:
     """Why the Triton kernels cannot run in this environment, or None when they can."""
     if importlib.util.find_spec("triton") is None:
-        return ("triton is not installed (it exists for Linux only: `pip install 'seqgrade[kernels]'` there, "
-                "or use a CUDA build of torch, which brings its own)")
+        return (
+            "triton is not installed (it exists for Linux only: `pip install 'seqgrade[kernels]'` there, "
+            "or use a CUDA build of torch, which brings its own)"
+        )
     try:
         importlib.import_module("triton.language")
     except Exception as exc:  # an incompatible or broken triton: say so, fall back to the tiled path
@@ -61,7 +64,9 @@ def validate(q, k, v, causal: bool, scale) -> float:
     if not (q.device == k.device == v.device):
         raise ValueError(f"q, k, v must be on one device; got {q.device}, {k.device}, {v.device}")
     if q.shape[:2] != k.shape[:2] or k.shape[:2] != v.shape[:2]:
-        raise ValueError(f"q, k, v must share (B, H); got {tuple(q.shape[:2])}, {tuple(k.shape[:2])}, {tuple(v.shape[:2])}")
+        raise ValueError(
+            f"q, k, v must share (B, H); got {tuple(q.shape[:2])}, {tuple(k.shape[:2])}, {tuple(v.shape[:2])}"
+        )
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share the head dim d; got {q.shape[-1]} and {k.shape[-1]}")
     if k.shape[2] != v.shape[2]:
@@ -84,6 +89,7 @@ class _FlashAttention(torch.autograd.Function):
     def forward(ctx, q, k, v, causal, scale, use_triton):
         if use_triton:
             from .triton_kernels import triton_forward
+
             out, lse = triton_forward(q, k, v, scale, causal)
         else:
             out, lse = tiled_forward(q, k, v, scale, causal)
@@ -98,6 +104,7 @@ class _FlashAttention(torch.autograd.Function):
             d_out = torch.zeros_like(out)
         if ctx.use_triton:
             from .triton_kernels import triton_backward
+
             dq, dk, dv = triton_backward(q, k, v, out, lse, d_out, ctx.scale, ctx.causal, d_lse)
         else:
             # d lse / d s = softmax(s): subtract d_lse from delta by adding d_lse * out to d_out's rowsum term
@@ -105,8 +112,9 @@ class _FlashAttention(torch.autograd.Function):
         return dq, dk, dv, None, None, None
 
 
-def flash_attention(q, k, v, causal: bool = False, scale: float | None = None, return_lse: bool = False, *,
-                    backend: str = "auto"):
+def flash_attention(
+    q, k, v, causal: bool = False, scale: float | None = None, return_lse: bool = False, *, backend: str = "auto"
+):
     """Attention ``softmax(q k^T * scale [+ causal mask]) v`` over (B, H, N, d) tensors, computed block by
     block without the N x N matrix. Returns ``out`` (and the natural-log LSE (B, H, N) if ``return_lse``).
 
@@ -120,8 +128,10 @@ def flash_attention(q, k, v, causal: bool = False, scale: float | None = None, r
             raise ValueError(f"the Triton kernels are unavailable: {why}")
         d = q.shape[-1]
         if not (16 <= d <= 128) or v.shape[-1] != d or q.dtype not in TRITON_DTYPES:
-            raise ValueError(f"the Triton kernels need 16 <= d <= 128, d_v == d and fp16/bf16/fp32; got d={d}, "
-                             f"d_v={v.shape[-1]}, {q.dtype}")
+            raise ValueError(
+                f"the Triton kernels need 16 <= d <= 128, d_v == d and fp16/bf16/fp32; got d={d}, "
+                f"d_v={v.shape[-1]}, {q.dtype}"
+            )
         if not q.is_cuda and os.environ.get("TRITON_INTERPRET") != "1":
             raise ValueError("Triton on CPU tensors needs TRITON_INTERPRET=1 set before triton is imported")
     use_triton = _use_triton(q, v) if backend == "auto" else backend == "triton"

@@ -10,6 +10,7 @@ For one query and an index set I of keys with scores s_i, the partial result is 
 The rule is associative and commutative, and the empty set, ``(-inf, 0)``, is its identity; this is what
 lets FlashAttention visit the keys block by block and never hold the whole score matrix.
 """
+
 from __future__ import annotations
 
 import torch
@@ -19,11 +20,15 @@ __all__ = ["merge_partials", "empty_partial", "partial_attention"]
 
 def empty_partial(batch_shape, d: int, *, dtype=torch.float32, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """The identity of the merge: no keys seen, ``lse = -inf`` and ``out = 0``."""
-    return (torch.full(tuple(batch_shape), float("-inf"), dtype=dtype, device=device),
-            torch.zeros(*batch_shape, d, dtype=dtype, device=device))
+    return (
+        torch.full(tuple(batch_shape), float("-inf"), dtype=dtype, device=device),
+        torch.zeros(*batch_shape, d, dtype=dtype, device=device),
+    )
 
 
-def merge_partials(a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def merge_partials(
+    a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Merge two partial results ``(lse (...), out (..., d))`` over disjoint key sets.
 
     Weights are computed relative to the larger of the two LSEs, so scores up to ~1e4 cannot
@@ -31,8 +36,10 @@ def merge_partials(a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, 
     """
     (lse_a, out_a), (lse_b, out_b) = a, b
     if lse_a.shape != lse_b.shape or out_a.shape != out_b.shape or out_a.shape[:-1] != lse_a.shape:
-        raise ValueError(f"partials must have matching shapes (lse (...), out (..., d)); got "
-                         f"{tuple(lse_a.shape)}, {tuple(out_a.shape)} and {tuple(lse_b.shape)}, {tuple(out_b.shape)}")
+        raise ValueError(
+            f"partials must have matching shapes (lse (...), out (..., d)); got "
+            f"{tuple(lse_a.shape)}, {tuple(out_a.shape)} and {tuple(lse_b.shape)}, {tuple(out_b.shape)}"
+        )
     top = torch.maximum(lse_a, lse_b)  # (...)
     safe_top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))  # both empty: avoid -inf - -inf
     w_a = torch.exp(lse_a - safe_top)  # (...), in [0, 1]

@@ -13,6 +13,7 @@ Families:
 * ``interpreter``: Triton's interpreter on a CPU: one config (nothing to time), blocks of unequal sizes so the
   tests walk the split loops with several key blocks on the diagonal.
 """
+
 from __future__ import annotations
 
 import torch
@@ -28,37 +29,58 @@ import triton
 # dK/dV with 32 x 128 blocks spills over a kilobyte at d = 128. Spills under 64 bytes were kept.
 CONFIGS = {
     "sm90": {
-        "fwd": {64: [(128, 64, 4, 3), (128, 128, 8, 3), (128, 64, 8, 3), (128, 64, 4, 4), (128, 128, 8, 2),
-                     (64, 64, 4, 3), (128, 32, 4, 4)],
-                128: [(128, 64, 8, 3), (128, 128, 8, 3), (128, 128, 8, 2), (128, 64, 8, 4), (64, 64, 4, 3),
-                      (128, 32, 4, 4)]},
-        "dkdv": {64: [(32, 128, 8, 3), (32, 128, 4, 3), (64, 128, 8, 3), (64, 128, 8, 2), (32, 64, 4, 4),
-                      (64, 64, 4, 3)],
-                 128: [(32, 128, 8, 3), (32, 128, 8, 4), (32, 64, 4, 4), (32, 64, 4, 3), (64, 64, 8, 3),
-                       (16, 64, 4, 4)]},
-        "dq": {64: [(128, 32, 4, 3), (128, 64, 8, 3), (128, 32, 8, 3), (128, 32, 4, 5), (64, 64, 4, 3),
-                    (64, 32, 4, 4)],
-               128: [(128, 32, 8, 3), (128, 64, 8, 3), (128, 32, 8, 4), (128, 64, 8, 2), (64, 64, 4, 3),
-                     (64, 32, 4, 4)]},
+        "fwd": {
+            64: [
+                (128, 64, 4, 3),
+                (128, 128, 8, 3),
+                (128, 64, 8, 3),
+                (128, 64, 4, 4),
+                (128, 128, 8, 2),
+                (64, 64, 4, 3),
+                (128, 32, 4, 4),
+            ],
+            128: [
+                (128, 64, 8, 3),
+                (128, 128, 8, 3),
+                (128, 128, 8, 2),
+                (128, 64, 8, 4),
+                (64, 64, 4, 3),
+                (128, 32, 4, 4),
+            ],
+        },
+        "dkdv": {
+            64: [(32, 128, 8, 3), (32, 128, 4, 3), (64, 128, 8, 3), (64, 128, 8, 2), (32, 64, 4, 4), (64, 64, 4, 3)],
+            128: [(32, 128, 8, 3), (32, 128, 8, 4), (32, 64, 4, 4), (32, 64, 4, 3), (64, 64, 8, 3), (16, 64, 4, 4)],
+        },
+        "dq": {
+            64: [(128, 32, 4, 3), (128, 64, 8, 3), (128, 32, 8, 3), (128, 32, 4, 5), (64, 64, 4, 3), (64, 32, 4, 4)],
+            128: [(128, 32, 8, 3), (128, 64, 8, 3), (128, 32, 8, 4), (128, 64, 8, 2), (64, 64, 4, 3), (64, 32, 4, 4)],
+        },
     },
     "sm80": {
-        "fwd": {64: [(128, 64, 4, 3), (128, 64, 8, 3), (128, 32, 4, 3), (64, 64, 4, 3), (128, 128, 8, 2),
-                     (64, 32, 4, 4)],
-                128: [(64, 64, 4, 3), (128, 64, 8, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 32, 4, 4),
-                      (64, 64, 4, 2)]},
-        "dkdv": {64: [(32, 128, 8, 3), (32, 128, 4, 2), (64, 128, 8, 2), (32, 64, 4, 3), (32, 64, 4, 4)],
-                 128: [(32, 64, 4, 3), (32, 128, 8, 3), (32, 128, 8, 2), (32, 64, 8, 3), (64, 64, 8, 3),
-                       (16, 64, 4, 3)]},
-        "dq": {64: [(128, 32, 4, 3), (128, 64, 8, 2), (64, 64, 4, 3), (64, 32, 4, 3), (128, 32, 8, 2)],
-               128: [(64, 32, 4, 3), (64, 64, 4, 3), (128, 32, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)]},
+        "fwd": {
+            64: [(128, 64, 4, 3), (128, 64, 8, 3), (128, 32, 4, 3), (64, 64, 4, 3), (128, 128, 8, 2), (64, 32, 4, 4)],
+            128: [(64, 64, 4, 3), (128, 64, 8, 3), (128, 64, 8, 2), (128, 32, 8, 3), (64, 32, 4, 4), (64, 64, 4, 2)],
+        },
+        "dkdv": {
+            64: [(32, 128, 8, 3), (32, 128, 4, 2), (64, 128, 8, 2), (32, 64, 4, 3), (32, 64, 4, 4)],
+            128: [(32, 64, 4, 3), (32, 128, 8, 3), (32, 128, 8, 2), (32, 64, 8, 3), (64, 64, 8, 3), (16, 64, 4, 3)],
+        },
+        "dq": {
+            64: [(128, 32, 4, 3), (128, 64, 8, 2), (64, 64, 4, 3), (64, 32, 4, 3), (128, 32, 8, 2)],
+            128: [(64, 32, 4, 3), (64, 64, 4, 3), (128, 32, 8, 2), (128, 32, 8, 3), (64, 64, 4, 2)],
+        },
     },
     "fp32": {  # IEEE dots on the CUDA cores: whole tiles live in registers, so small tiles
-        "fwd": {64: [(32, 32, 4, 2), (32, 16, 4, 2), (32, 32, 8, 2), (16, 16, 4, 2)],
-                128: [(32, 16, 4, 2), (32, 16, 8, 2), (16, 16, 4, 2)]},
-        "dkdv": {64: [(16, 32, 4, 2), (16, 64, 8, 2), (16, 16, 4, 2)],
-                 128: [(16, 32, 8, 2), (16, 16, 4, 2)]},
-        "dq": {64: [(32, 32, 4, 2), (64, 16, 4, 2), (32, 16, 4, 2), (32, 32, 8, 2)],
-               128: [(32, 16, 4, 2), (32, 16, 8, 2), (16, 16, 4, 2)]},
+        "fwd": {
+            64: [(32, 32, 4, 2), (32, 16, 4, 2), (32, 32, 8, 2), (16, 16, 4, 2)],
+            128: [(32, 16, 4, 2), (32, 16, 8, 2), (16, 16, 4, 2)],
+        },
+        "dkdv": {64: [(16, 32, 4, 2), (16, 64, 8, 2), (16, 16, 4, 2)], 128: [(16, 32, 8, 2), (16, 16, 4, 2)]},
+        "dq": {
+            64: [(32, 32, 4, 2), (64, 16, 4, 2), (32, 16, 4, 2), (32, 32, 8, 2)],
+            128: [(32, 16, 4, 2), (32, 16, 8, 2), (16, 16, 4, 2)],
+        },
     },
     # One config for every head dim: the autotuner runs it without pruning or timing anything.
     "interpreter": {"fwd": {None: [(32, 16, 4, 1)]}, "dkdv": {None: [(16, 32, 4, 1)]}, "dq": {None: [(32, 16, 4, 1)]}},
@@ -105,7 +127,8 @@ def _tuned(kernel, stage: str, fam: str):
     if (kernel.__name__, fam) not in _TUNERS:
         configs = [_config(*c, cls) for cls, entries in CONFIGS[fam][stage].items() for c in entries]
         _TUNERS[kernel.__name__, fam] = triton.autotune(
-            configs, key=["TUNE_N", "HEAD_DIM", "CAUSAL"], prune_configs_by={"early_config_prune": _prune})(kernel)
+            configs, key=["TUNE_N", "HEAD_DIM", "CAUSAL"], prune_configs_by={"early_config_prune": _prune}
+        )(kernel)
     return _TUNERS[kernel.__name__, fam]
 
 
@@ -122,11 +145,15 @@ def launcher(kernel, stage: str, q: torch.Tensor, blocks: tuple[int, ...] | None
 class _Forced:
     def __init__(self, kernel, blocks):
         self.kernel, self.meta = kernel, {"BLOCK_M": blocks[0], "BLOCK_N": blocks[1]}
-        self.launch = {"num_warps": blocks[2] if len(blocks) > 2 else 4, "num_stages": blocks[3] if len(blocks) > 3 else 2}
+        self.launch = {
+            "num_warps": blocks[2] if len(blocks) > 2 else 4,
+            "num_stages": blocks[3] if len(blocks) > 3 else 2,
+        }
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.kernel[lambda meta: grid({**meta, **self.meta})](
-            *args, **kwargs, **self.meta, **self.launch)
+            *args, **kwargs, **self.meta, **self.launch
+        )
 
 
 def chosen_configs() -> list[str]:
@@ -134,7 +161,9 @@ def chosen_configs() -> list[str]:
     lines = []
     for (name, fam), tuner in sorted(_TUNERS.items()):
         for key, c in tuner.cache.items():
-            lines.append(f"{name} [{fam}] TUNE_N={key[0]} d={key[1]} causal={key[2]} {', '.join(key[3:])}: "
-                         f"BLOCK_M={c.kwargs['BLOCK_M']} BLOCK_N={c.kwargs['BLOCK_N']} "
-                         f"warps={c.num_warps} stages={c.num_stages}")
+            lines.append(
+                f"{name} [{fam}] TUNE_N={key[0]} d={key[1]} causal={key[2]} {', '.join(key[3:])}: "
+                f"BLOCK_M={c.kwargs['BLOCK_M']} BLOCK_N={c.kwargs['BLOCK_N']} "
+                f"warps={c.num_warps} stages={c.num_stages}"
+            )
     return lines

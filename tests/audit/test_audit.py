@@ -4,6 +4,7 @@ and, for every assignment, a fixed sample of its mutants audited against the flo
 
 Everything is graded in-process here (the audit's ``inprocess`` backend, in this process): the sample's
 mutants neither hang nor allocate much, and what is compared is points, not time."""
+
 from __future__ import annotations
 
 import ast
@@ -49,9 +50,19 @@ def test_every_operator_finds_its_mistake_somewhere_in_the_course(every_mutant):
     for mutants in every_mutant.values():
         for m in mutants:
             diffs[m.operator].append(m.diff)
-    wanted = {"axis": "dim=-2", "sqrt": "/ q.shape[-1]", "infinity": "-1e9", "dtype": "torch.float32",
-              "keepdim": "keepdim=True", "function": "torch.tril(", "reset": "if q0 == 0 else m", "range": "- block_size",
-              "transpose": "q @ K /", "arithmetic": "M / (4 * d)", "comparison": "cols >= rows"}
+    wanted = {
+        "axis": "dim=-2",
+        "sqrt": "/ q.shape[-1]",
+        "infinity": "-1e9",
+        "dtype": "torch.float32",
+        "keepdim": "keepdim=True",
+        "function": "torch.tril(",
+        "reset": "if q0 == 0 else m",
+        "range": "- block_size",
+        "transpose": "q @ K /",
+        "arithmetic": "M / (4 * d)",
+        "comparison": "cols >= rows",
+    }
     for operator, text in wanted.items():
         assert any(text in d.split("  ->  ")[1] for d in diffs[operator]), (operator, text)
 
@@ -67,13 +78,18 @@ def test_mutant_ids_do_not_move_when_another_line_changes():
 
 
 def _of(assignment: str, exercise: str, operator: str, after: str) -> tuple[str, ...]:
-    return tuple(m.id for m in mutants_of(get_assignment(assignment))
-                 if m.exercise == exercise and m.operator == operator and after in m.after)
+    return tuple(
+        m.id
+        for m in mutants_of(get_assignment(assignment))
+        if m.exercise == exercise and m.operator == operator and after in m.after
+    )
 
 
 def _without(assignment, exercise: str, check: str):
-    exercises = tuple(replace(e, checks=tuple(c for c in e.checks if c.name != check)) if e.id == exercise else e
-                      for e in assignment.exercises)
+    exercises = tuple(
+        replace(e, checks=tuple(c for c in e.checks if c.name != check)) if e.id == exercise else e
+        for e in assignment.exercises
+    )
     return replace(assignment, exercises=exercises)
 
 
@@ -107,8 +123,12 @@ def test_a_check_that_charges_another_exercise_is_reported_as_a_double_charge():
     assignment = get_assignment("recursive_attention")
     floor_for_ceil = _of("recursive_attention", "attention_io", "function", "math.floor(N / block)")
     assert floor_for_ceil
-    exercises = tuple(replace(e, checks=e.checks + (Check(check_io_counts_from_another_exercise, 0.5),))
-                      if e.id == "tiled_attention" else e for e in assignment.exercises)
+    exercises = tuple(
+        replace(e, checks=e.checks + (Check(check_io_counts_from_another_exercise, 0.5),))
+        if e.id == "tiled_attention"
+        else e
+        for e in assignment.exercises
+    )
     report = audit(replace(assignment, exercises=exercises), replace(HERE, only=floor_for_ceil))
     (charged,) = report.double_charges
     assert charged.killed and charged.double_charged == ("tiled_attention",) and charged.lost["tiled_attention"] == 0.5
@@ -118,8 +138,21 @@ def test_a_check_that_charges_another_exercise_is_reported_as_a_double_charge():
 def test_accepting_a_survivor_is_recorded_and_explains_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(triage, "ASSIGNMENTS_ROOT", tmp_path)
     mutant = _of("recursive_attention", "merge", "constant", "total > 1")[0]
-    assert main(["audit", "recursive_attention", "--accept", mutant, "--reason", "total >= 1 unless both are empty",
-                 "--by", "ta"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "recursive_attention",
+                "--accept",
+                mutant,
+                "--reason",
+                "total >= 1 unless both are empty",
+                "--by",
+                "ta",
+            ]
+        )
+        == 0
+    )
     data = json.loads((tmp_path / "audit" / "recursive_attention.json").read_text())
     assert data["version"] == triage.TRIAGE_SCHEMA_VERSION and data["accepted"][0]["mutant"] == mutant
     assert "total > 1" in data["accepted"][0]["diff"] and data["accepted"][0]["by"] == "ta"

@@ -1,4 +1,5 @@
 """Batch grading: input layouts, duplicates and junk, resume after kill -9, determinism, Dask, gradebook."""
+
 import concurrent.futures as cf
 import csv
 import json
@@ -100,9 +101,11 @@ def test_gradescope_zip(samples, tmp_path, threads):
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(samples[0], "assignment_1_export/submission_111/sequence_models.ipynb")
         zf.write(samples[1], "assignment_1_export/submission_222/sequence_models.ipynb")
-        zf.writestr("assignment_1_export/submission_metadata.yml",
-                    "submission_111:\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n    :email: ada@example.edu\n"
-                    "submission_222:\n  :submitters:\n  - :name: Alan\n    :sid: '43'\n")
+        zf.writestr(
+            "assignment_1_export/submission_metadata.yml",
+            "submission_111:\n  :submitters:\n  - :name: Ada\n    :sid: '42'\n    :email: ada@example.edu\n"
+            "submission_222:\n  :submitters:\n  - :name: Alan\n    :sid: '43'\n",
+        )
     report = _batch(archive, tmp_path / "out", threads, gradescope=True, lms="gradescope")
     rows = _rows(tmp_path / "out")
     assert report.layout == "gradescope" and set(rows) == {"42", "43"}
@@ -132,11 +135,15 @@ def test_rerun_reuses_results_and_gradebook_holds_every_score(samples, tmp_path,
     assert not (tmp_path / "out" / "gradebook.db").exists()
 
 
-@pytest.mark.parametrize("argv_tail, words", [
-    (["--out", "OUT"], "no such file or folder"),
-])
+@pytest.mark.parametrize("argv_tail, words", [(["--out", "OUT"], "no such file or folder")])
 def test_missing_submissions_path_exits_2(tmp_path, capsys, argv_tail, words):
-    argv = ["batch", str(tmp_path / "missing"), "--assignment", "sequence_models", *[a.replace("OUT", str(tmp_path / "out")) for a in argv_tail]]
+    argv = [
+        "batch",
+        str(tmp_path / "missing"),
+        "--assignment",
+        "sequence_models",
+        *[a.replace("OUT", str(tmp_path / "out")) for a in argv_tail],
+    ]
     assert main(argv) == 2
     assert words in capsys.readouterr().err and not (tmp_path / "out").exists()
 
@@ -145,11 +152,35 @@ def test_empty_folder_unreachable_scheduler_and_unwritable_out_exit_2(samples, t
     empty = tmp_path / "empty"
     empty.mkdir()
     cases = [
-        (["batch", str(empty), "--assignment", "sequence_models", "--out", str(tmp_path / "o1")], "no notebooks found", tmp_path / "o1"),
-        (["batch", str(samples[0].parent), "--assignment", "sequence_models", "--out", str(tmp_path / "o2"),
-          "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler", tmp_path / "o2"),
-        (["batch", str(samples[0].parent), "--assignment", "sequence_models", "--out", "/proc/seqgrade-out"], "cannot write", None),
-        (["batch", str(samples[0].parent), "--assignment", "nope", "--out", str(tmp_path / "o4")], "unknown assignment", tmp_path / "o4"),
+        (
+            ["batch", str(empty), "--assignment", "sequence_models", "--out", str(tmp_path / "o1")],
+            "no notebooks found",
+            tmp_path / "o1",
+        ),
+        (
+            [
+                "batch",
+                str(samples[0].parent),
+                "--assignment",
+                "sequence_models",
+                "--out",
+                str(tmp_path / "o2"),
+                "--scheduler",
+                "tcp://127.0.0.1:9",
+            ],
+            "cannot reach the Dask scheduler",
+            tmp_path / "o2",
+        ),
+        (
+            ["batch", str(samples[0].parent), "--assignment", "sequence_models", "--out", "/proc/seqgrade-out"],
+            "cannot write",
+            None,
+        ),
+        (
+            ["batch", str(samples[0].parent), "--assignment", "nope", "--out", str(tmp_path / "o4")],
+            "unknown assignment",
+            tmp_path / "o4",
+        ),
     ]
     for argv, words, out in cases:
         assert main(argv) == 2, argv
@@ -173,9 +204,14 @@ def test_same_grades_on_a_dask_cluster(samples, tmp_path, threads):
     from distributed import Client, LocalCluster
 
     _batch(samples[0].parent, tmp_path / "local", threads)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
-        run_batch(BatchConfig(str(samples[0].parent), "sequence_models", str(tmp_path / "dask"), limits=LIMITS),
-                  executor=client.get_executor())
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        run_batch(
+            BatchConfig(str(samples[0].parent), "sequence_models", str(tmp_path / "dask"), limits=LIMITS),
+            executor=client.get_executor(),
+        )
     assert (tmp_path / "dask" / "grades.csv").read_bytes() == (tmp_path / "local" / "grades.csv").read_bytes()
     for student in ("student01", "student02", "student03"):
         rel = Path("results") / f"{student}.json"
@@ -184,11 +220,26 @@ def test_same_grades_on_a_dask_cluster(samples, tmp_path, threads):
 
 @pytest.mark.slow
 def test_kill_9_then_resume_equals_an_uninterrupted_run(samples, tmp_path):
-    cmd = [sys.executable, "-m", "grader.cli", "batch", str(samples[0].parent), "--assignment", "sequence_models",
-           "--workers", "1", "--call-timeout", "3"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader.cli",
+        "batch",
+        str(samples[0].parent),
+        "--assignment",
+        "sequence_models",
+        "--workers",
+        "1",
+        "--call-timeout",
+        "3",
+    ]
     subprocess.run([*cmd, "--out", str(tmp_path / "clean")], check=True, capture_output=True)
-    proc = subprocess.Popen([*cmd, "--out", str(tmp_path / "killed")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(tmp_path / "killed")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     results = tmp_path / "killed" / "results"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(results.glob("*.json"))) < 2:
@@ -199,7 +250,11 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(samples, tmp_path):
     assert 2 <= done_before < 6 and not (tmp_path / "killed" / "grades.csv").exists()
     resumed = subprocess.run([*cmd, "--out", str(tmp_path / "killed")], check=True, capture_output=True, text=True)
     assert f"{done_before} reused" in resumed.stdout
-    for rel in ["grades.csv", *[f"results/student0{i}.json" for i in range(1, 7)], *[f"feedback/student0{i}.html" for i in range(1, 7)]]:
+    for rel in [
+        "grades.csv",
+        *[f"results/student0{i}.json" for i in range(1, 7)],
+        *[f"feedback/student0{i}.html" for i in range(1, 7)],
+    ]:
         assert (tmp_path / "killed" / rel).read_bytes() == (tmp_path / "clean" / rel).read_bytes(), rel
     assert not [p for p in (tmp_path / "killed").rglob("*.tmp")]
 

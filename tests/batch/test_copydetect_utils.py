@@ -1,4 +1,5 @@
 """copydetect's tokenizer is imported without copydetect's package __init__ (matplotlib, jinja2, tqdm)."""
+
 import json
 import subprocess
 import sys
@@ -19,7 +20,8 @@ def test_comparing_code_does_not_import_copydetects_report_machinery():
         from grader.batch.similarity import Fingerprint, Settings, similarity_imports
         similarity_imports()
         Fingerprint("x = 1\\n" * 40, Settings())
-        print(json.dumps({"loaded": sorted(m for m in ("matplotlib", "matplotlib.pyplot", "jinja2", "tqdm", "copydetect")
+        print(json.dumps({"loaded": sorted(m for m in ("matplotlib", "matplotlib.pyplot", "jinja2", "tqdm", \
+"copydetect")
                                            if m in sys.modules)}))
     """)
     assert got["loaded"] == []

@@ -1,5 +1,6 @@
 """One CSV policy (grader/batch/csvfile.py): no CSV seqgrade writes has a cell a spreadsheet runs as a
 formula, and the numbers seqgrade computed stay numbers."""
+
 import csv
 import io
 import re
@@ -20,23 +21,39 @@ QUESTION = "ar_fit_interpretation"
 
 def _people() -> dict:
     """Two students, every text a student or a TA controls starting like a formula."""
-    return {FORMULA: StudentRecord("a.ipynb", name=FORMULA, email="@x", answers={QUESTION: "+1+cmd|' /C calc'!A0"}),
-            "-2": StudentRecord("=b.ipynb", name="-2+3", email="\tx@y", answers={QUESTION: "- a list item"})}
+    return {
+        FORMULA: StudentRecord("a.ipynb", name=FORMULA, email="@x", answers={QUESTION: "+1+cmd|' /C calc'!A0"}),
+        "-2": StudentRecord("=b.ipynb", name="-2+3", email="\tx@y", answers={QUESTION: "- a list item"}),
+    }
 
 
 def _results() -> dict:
     def result(points):
-        return NotebookResult("sequence_models", "a.ipynb", "graded", max_score=3.5, exercises=(
-            ExerciseResult("seq2col", (CheckResult("c", "passed", points, 1.5),), 1.5),
-            ExerciseResult(QUESTION, (CheckResult(MANUAL_CHECK, "manual", 0, 2.0, staff=StaffMark("manual", 1.5, "=1+1")),),
-                           2.0, manual=True)))
+        return NotebookResult(
+            "sequence_models",
+            "a.ipynb",
+            "graded",
+            max_score=3.5,
+            exercises=(
+                ExerciseResult("seq2col", (CheckResult("c", "passed", points, 1.5),), 1.5),
+                ExerciseResult(
+                    QUESTION,
+                    (CheckResult(MANUAL_CHECK, "manual", 0, 2.0, staff=StaffMark("manual", 1.5, "=1+1")),),
+                    2.0,
+                    manual=True,
+                ),
+            ),
+        )
+
     return {FORMULA: result(1.5), "-2": result(0.25)}
 
 
 def _grades_csv(tmp_path) -> str:
     from grader.batch.outputs import write_grades_csv
 
-    assignment = SimpleNamespace(exercises=[SimpleNamespace(id="seq2col", bonus=False), SimpleNamespace(id=QUESTION, bonus=False)])
+    assignment = SimpleNamespace(
+        exercises=[SimpleNamespace(id="seq2col", bonus=False), SimpleNamespace(id=QUESTION, bonus=False)]
+    )
     write_grades_csv(tmp_path, assignment, _results(), _people(), {FORMULA: ("@note",)})
     return (tmp_path / "grades.csv").read_text()
 
@@ -46,6 +63,7 @@ def _lms_csv(lms):
         from grader.batch.lms import lms_csv
 
         return lms_csv(lms, "sequence_models", _results(), _people())
+
     return text
 
 
@@ -75,7 +93,9 @@ def _modules_writing_csv() -> tuple[set, set]:
             continue
         if re.search(r"\bcsv_text\(", text):
             shared.add(rel)
-        if re.search(r"csv\s*\.\s*(writer|DictWriter)\b|from\s+csv\s+import\s+.*\b(writer|DictWriter)\b|\.writerows?\(", text):
+        if re.search(
+            r"csv\s*\.\s*(writer|DictWriter)\b|from\s+csv\s+import\s+.*\b(writer|DictWriter)\b|\.writerows?\(", text
+        ):
             other.add(rel)
     return shared, other
 
@@ -83,7 +103,9 @@ def _modules_writing_csv() -> tuple[set, set]:
 def test_every_csv_writer_neutralises_formulas(tmp_path):
     shared, other = _modules_writing_csv()
     assert not other, f"these modules write CSV without grader.batch.csvfile.csv_text: {sorted(other)}"
-    assert shared == set(WRITERS), f"add each module that calls csv_text to WRITERS here: {sorted(shared ^ set(WRITERS))}"
+    assert shared == set(WRITERS), (
+        f"add each module that calls csv_text to WRITERS here: {sorted(shared ^ set(WRITERS))}"
+    )
     for module, makers in WRITERS.items():
         for make in makers:
             text = make(tmp_path)
@@ -97,14 +119,23 @@ def test_every_csv_writer_neutralises_formulas(tmp_path):
 
 def test_the_policy_cell_by_cell():
     assert [neutralised(t) for t in ("=1", "+1", "-1.5", "@A1", "\t=1", "\r=1", "a=1", "", "'x")] == [
-        "'=1", "'+1", "'-1.5", "'@A1", "'\t=1", "'\r=1", "a=1", "", "'x"]
+        "'=1",
+        "'+1",
+        "'-1.5",
+        "'@A1",
+        "'\t=1",
+        "'\r=1",
+        "a=1",
+        "",
+        "'x",
+    ]
     assert cell(-1.5) == "-1.5" and cell(2) == "2" and cell(0.1 + 0.2) == "0.3"  # numbers seqgrade wrote stay numbers
     with pytest.raises(TypeError):
         cell(None)
     for text in ("=1", "-x", "'x", "plain", ""):
         assert unquoted(neutralised(text)) == text
     assert unquoted("'=1") == "=1"  # the one text that does not come back: its own quote reads as ours
-    assert csv_text(["a", "b"], [["=x", 1.0], ['q"uote,', -0.5]]) == "a,b\n'=x,1\n\"q\"\"uote,\",-0.5\n"
+    assert csv_text(["a", "b"], [["=x", 1.0], ['q"uote,', -0.5]]) == 'a,b\n\'=x,1\n"q""uote,",-0.5\n'
 
 
 def test_a_gradescope_submitter_named_like_a_formula_is_text(released, tmp_path):
@@ -114,16 +145,27 @@ def test_a_gradescope_submitter_named_like_a_formula_is_text(released, tmp_path)
 
     from grader.batch.run import BatchConfig, run_batch
     from grader.cli import main
-    from tests.batch.test_manual import LIMITS
+    from tests.batch.manual_course import LIMITS
 
     archive = tmp_path / "gs.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(released[1], "export/submission_111/sequence_models.ipynb")
-        zf.writestr("export/submission_metadata.yml", "submission_111:\n  :submitters:\n"
-                    f"  - :name: '{FORMULA}'\n    :sid: '42'\n    :email: '@evil.example'\n")
+        zf.writestr(
+            "export/submission_metadata.yml",
+            f"submission_111:\n  :submitters:\n  - :name: '{FORMULA}'\n    :sid: '42'\n    :email: '@evil.example'\n",
+        )
     with cf.ThreadPoolExecutor(1) as threads:
-        run_batch(BatchConfig(str(archive), "sequence_models", str(tmp_path / "out"), limits=LIMITS, backend="inprocess",
-                              lms="gradescope"), executor=threads)
+        run_batch(
+            BatchConfig(
+                str(archive),
+                "sequence_models",
+                str(tmp_path / "out"),
+                limits=LIMITS,
+                backend="inprocess",
+                lms="gradescope",
+            ),
+            executor=threads,
+        )
     assert main(["manual", "export", str(tmp_path / "out")]) == 0
     for name in ("grades.csv", "gradescope-grades.csv", f"manual/{QUESTION}.csv"):
         rows = list(csv.reader((tmp_path / "out" / name).open(newline="")))

@@ -1,6 +1,7 @@
 """A worker that dies costs only the notebook that killed it (grader.batch.dispatch): the others it held
 are graded again, alone, and only a notebook whose worker dies a second time is reported as exhausting
 the grader."""
+
 import concurrent.futures as cf
 import multiprocessing
 import os
@@ -52,8 +53,11 @@ def test_without_a_death_every_notebook_is_graded_once(tmp_path):
 
 def test_a_callers_executor_is_used_as_it_is(tmp_path):
     with cf.ThreadPoolExecutor(2) as pool:
-        got = dict(grade_all(["x", "y"], Workers(pool), lambda job: {"result": job, "error": None}, lambda job: (job,),
-                             window=1))
+        got = dict(
+            grade_all(
+                ["x", "y"], Workers(pool), lambda job: {"result": job, "error": None}, lambda job: (job,), window=1
+            )
+        )
     assert got == {"x": {"result": "x", "error": None}, "y": {"result": "y", "error": None}}
 
 
@@ -61,8 +65,10 @@ def test_a_callers_executor_is_used_as_it_is(tmp_path):
 def test_a_dask_worker_that_dies_costs_only_its_notebook(tmp_path):
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         got = _run(["a", "poison", "b", "c"], Workers(client.get_executor()), tmp_path)
     assert {j for j, p in got.items() if p["result"] is not None} == {"a", "b", "c"}
     assert got["poison"]["error"].startswith(EXHAUSTED)

@@ -1,5 +1,6 @@
 """Work a batch does once per notebook is done once: an LMS archive is unpacked once, and each new notebook's
 result and feedback page are written once."""
+
 from __future__ import annotations
 
 import zipfile
@@ -7,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 from grader.batch import inputs, outputs, run
-from grader.results import NotebookResult
 from grader.cli import main
+from grader.results import NotebookResult
 
 
 def _canvas_export(solution: Path, dest: Path) -> Path:
@@ -48,8 +49,12 @@ def test_an_export_is_unpacked_once_and_each_result_and_page_written_once(releas
     monkeypatch.setattr(NotebookResult, "to_dict", to_dict)
     monkeypatch.setattr(outputs, "render", render)
     export = _canvas_export(released[1], tmp_path / "export.zip")
-    assert main(["batch", str(export), "--assignment", "sequence_models", "--out", str(tmp_path / "out"),
-                 "--workers", "1"]) == 0
+    assert (
+        main(
+            ["batch", str(export), "--assignment", "sequence_models", "--out", str(tmp_path / "out"), "--workers", "1"]
+        )
+        == 0
+    )
     assert len(discovered) == 1
     per_student = {name: n for name, n in written.items() if name.startswith(("results/", "feedback/"))}
     assert len(per_student) == 4 and set(per_student.values()) == {1}, per_student
@@ -85,7 +90,9 @@ def test_reading_the_course_late_policy_imports_no_nbgrader():
     import subprocess
     import sys
 
-    code = ("import sys; from grader.batch.late import course_policy; course_policy('sequence_models'); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nbgrader'))")
+    code = (
+        "import sys; from grader.batch.late import course_policy; course_policy('sequence_models'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nbgrader'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
     assert out.strip() == "[]"

@@ -3,6 +3,7 @@ students' submissions) is written
 while the batch grades, by the thread that imports nbgrader (grader.batch.nbgrader_import): the finished gradebook
 holds the same rows as one written at the end alone, and a step of that thread that waits for nbgrader's import
 does not wait for itself."""
+
 import json
 import sqlite3
 import threading
@@ -85,8 +86,18 @@ def test_the_gradebook_is_written_without_nbgraders_package_init_and_holds_the_s
     (tmp_path / "results.json").write_text(json.dumps({"ann": result, "bob": result}))
     loaded = {}
     for how, first in (("bare", ""), ("usual", "import nbgrader.api")):
-        done = subprocess.run([sys.executable, "-c", _WRITE.format(first=first), str(tmp_path / "results.json"),
-                               str(tmp_path / f"{how}.db")], capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _WRITE.format(first=first),
+                str(tmp_path / "results.json"),
+                str(tmp_path / f"{how}.db"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         loaded[how] = json.loads(done.stdout.strip().splitlines()[-1])
     assert loaded["bare"] == [], loaded["bare"]  # nbgrader's package (and the server it extends) never imported

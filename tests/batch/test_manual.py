@@ -3,11 +3,10 @@ both, the gradebook and formgrader, release-identical and late flags, LMS import
 
 Notebooks are graded in this process (backend "inprocess": they are the course's own solution and
 release, no student code), three per batch, so the module costs a few batches' time."""
-import concurrent.futures as cf
+
 import csv
 import json
 import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -15,106 +14,34 @@ import pytest
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.assignments.sequence_models.samples import WRONG as SEQUENCE_MODELS_WRONG
 from grader.batch.facts import read_facts
-from grader.batch.run import BatchConfig, run_batch
 from grader.cli import main
-from grader.jail.limits import Limits
-
-LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=5, submission_timeout_s=60)
-QUESTION = "ar_fit_interpretation"
-HOSTILE_ANSWER = ("<script>alert('x')</script> the weights are <b>[0, 1, 1, 0]</b> & **more**\n\n"
-                  "<img src=x onerror=alert(1)> [link](javascript:alert(1)) ![pixel](http://tracker.example/p.png)")
-SEQ2COL_CHECK = SEQUENCE_MODELS.exercise("seq2col").checks[0]
-WINDOWS = "check_seq2col_windows"  # the wrong seq2col of grader.course.samples fails it
-
-
-@pytest.fixture(scope="module")
-def threads():
-    with cf.ThreadPoolExecutor(1) as pool:
-        yield pool
-
-
-def _with_cell(solution: Path, grade_id: str, source: str, dest: Path) -> Path:
-    nb = nbformat.read(solution, as_version=4)
-    for cell in nb.cells:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
-            cell.source = source
-    nbformat.write(nb, dest)
-    return dest
-
-
-@pytest.fixture(scope="module")
-def course(released, tmp_path_factory):
-    """ada: the solution; bob: the release handed back unchanged; cy: the solution with a hostile answer."""
-    student, solution = released
-    root = tmp_path_factory.mktemp("course")
-    subs = root / "submissions"
-    subs.mkdir()
-    shutil.copy(solution, subs / "ada.ipynb")
-    shutil.copy(student, subs / "bob.ipynb")
-    _with_cell(solution, QUESTION, HOSTILE_ANSWER, subs / "cy.ipynb")
-    return subs
-
-
-def _batch(subs, out, threads, **kw):
-    return run_batch(BatchConfig(str(subs), "sequence_models", str(out), limits=LIMITS, backend="inprocess", **kw),
-                     executor=threads)
-
-
-@pytest.fixture(scope="module")
-def graded(course, threads, tmp_path_factory):
-    out = tmp_path_factory.mktemp("graded") / "out"
-    report = _batch(course, out, threads, gradescope=True)
-    assert report.graded == 3
-    return out
-
-
-@pytest.fixture
-def out(graded, tmp_path):
-    """A private copy of the graded batch (OUTDIR can be moved: its gradebook path is relative to it)."""
-    copy = tmp_path / "out"
-    shutil.copytree(graded, copy)
-    return copy
-
-
-def _rows(out):
-    with open(Path(out) / "grades.csv", newline="") as f:
-        return {row["student_id"]: row for row in csv.DictReader(f)}
-
-
-def _result(out, student):
-    return json.loads((Path(out) / "results" / f"{student}.json").read_text())
-
-
-def _check(data, exercise, check):
-    return next(c for e in data["exercises"] if e["id"] == exercise for c in e["checks"] if c["name"] == check)
-
-
-def _grade(out, student, cell):
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{Path(out) / 'gradebook.db'}") as gb:
-        grade = gb.find_grade(cell, "sequence_models", "sequence_models", student)
-        nb = gb.find_submission_notebook("sequence_models", "sequence_models", student)
-        return grade.auto_score, grade.manual_score, grade.needs_manual_grade, nb.score
-
-
-def _fill(csv_path: Path, scores: dict, dest: Path) -> Path:
-    with open(csv_path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    for row in rows:
-        if row["student"] in scores:
-            row["points"], row["comment"] = scores[row["student"]]
-    with open(dest, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return dest
+from tests.batch.manual_course import (  # noqa: F401 (fixtures)
+    HOSTILE_ANSWER,
+    QUESTION,
+    SEQ2COL_CHECK,
+    WINDOWS,
+    _batch,
+    _check,
+    _fill,
+    _grade,
+    _result,
+    _rows,
+    _with_cell,
+    course,
+    graded,
+    out,
+    threads,
+)
 
 
 def test_grades_csv_says_what_is_pending_and_which_notebook_is_the_release(graded):
     rows = _rows(graded)
     assert [k for k in rows["ada"]][:4] == ["student_id", "total", "max_score", "pending"]
-    assert {s: r["pending"] for s, r in rows.items()} == {"ada": "2", "bob": "0", "cy": "2"}  # bob's answer: as released
+    assert {s: r["pending"] for s, r in rows.items()} == {
+        "ada": "2",
+        "bob": "0",
+        "cy": "2",
+    }  # bob's answer: as released
     assert "manual pending: ar_fit_interpretation (2 points)" in rows["ada"]["reason"]
     assert "unmodified release detected" in rows["bob"]["reason"] and float(rows["bob"]["total"]) == 0
     assert "unmodified release" not in rows["ada"]["reason"] + rows["cy"]["reason"]
@@ -162,11 +89,17 @@ def test_export_writes_one_safe_page_and_one_csv_per_question(out, capsys):
 
 def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads, tmp_path, capsys):
     assert main(["manual", "export", str(out)]) == 0
-    scores = _fill(out / "manual" / f"{QUESTION}.csv", {"ada": ("2", "clear and complete"), "cy": ("1.5", "no bias term named")},
-                   tmp_path / "scores.csv")
+    scores = _fill(
+        out / "manual" / f"{QUESTION}.csv",
+        {"ada": ("2", "clear and complete"), "cy": ("1.5", "no bias term named")},
+        tmp_path / "scores.csv",
+    )
     assert main(["manual", "import", str(out), str(scores), "--by", "ta1"]) == 0
     assert "2 stored" in capsys.readouterr().out
-    assert main(["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "0", "--reason", "copied from a classmate"]) == 0
+    assert (
+        main(["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "0", "--reason", "copied from a classmate"])
+        == 0
+    )
     assert main(["override", str(out), "cy", f"seq2col.{WINDOWS}", "0.5", "--reason", "late penalty agreed"]) == 0
 
     def assert_kept(out):
@@ -174,10 +107,19 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
         assert float(rows["ada"]["total"]) == 25 - SEQ2COL_CHECK.points + 2 and rows["ada"]["pending"] == "0"
         assert rows["ada"][QUESTION] == "2" and rows["cy"][QUESTION] == "1.5" and rows["bob"]["pending"] == "0"
         assert "overridden: seq2col." in rows["ada"]["reason"] and "copied from a classmate" in rows["ada"]["reason"]
-        assert "manual pending" not in rows["ada"]["reason"] + rows["bob"]["reason"] and "unanswered" in rows["bob"]["reason"]
+        assert (
+            "manual pending" not in rows["ada"]["reason"] + rows["bob"]["reason"]
+            and "unanswered" in rows["bob"]["reason"]
+        )
         data = _result(out, "ada")
         manual = _check(data, QUESTION, "manual_review")
-        assert manual["staff"] == {"kind": "manual", "points": 2.0, "reason": "clear and complete", "by": "ta1", "grader_points": 0.0}
+        assert manual["staff"] == {
+            "kind": "manual",
+            "points": 2.0,
+            "reason": "clear and complete",
+            "by": "ta1",
+            "grader_points": 0.0,
+        }
         assert _check(data, "seq2col", SEQ2COL_CHECK.name)["staff"]["kind"] == "override"
         assert data["score"] == float(rows["ada"]["total"]) and data["pending_points"] == 0
         page = (out / "feedback" / "ada.html").read_text()
@@ -192,8 +134,12 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
         assert gs["score"] == float(rows["ada"]["total"])
         written = tests[f"{QUESTION}: written answer"]
         assert written["score"] == 2 and written["max_score"] == 2 and "clear and complete" in written["output"]
-        overridden = tests[f"seq2col: {SEQ2COL_CHECK.property}"]  # named by the property, as Gradescope's autograder does
-        assert overridden["score"] == 0 and "Points set by course staff: copied from a classmate" in overridden["output"]
+        overridden = tests[
+            f"seq2col: {SEQ2COL_CHECK.property}"
+        ]  # named by the property, as Gradescope's autograder does
+        assert (
+            overridden["score"] == 0 and "Points set by course staff: copied from a classmate" in overridden["output"]
+        )
         cy = {t["name"]: t for t in json.loads((out / "gradescope" / "cy" / "results.json").read_text())["tests"]}
         assert cy[f"{QUESTION}: written answer"]["score"] == 1.5
         bob = {t["name"]: t for t in json.loads((out / "gradescope" / "bob" / "results.json").read_text())["tests"]}
@@ -215,7 +161,12 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
     assert "staff" not in _check(_result(out, "cy"), "seq2col", WINDOWS)
     assert main(["override", str(out), "cy", f"seq2col.{WINDOWS}", "--confirm"]) == 0
     assert _check(_result(out, "cy"), "seq2col", WINDOWS)["staff"] == {
-        "kind": "override", "points": 0.5, "reason": "late penalty agreed", "by": "", "grader_points": 0.0}
+        "kind": "override",
+        "points": 0.5,
+        "reason": "late penalty agreed",
+        "by": "",
+        "grader_points": 0.0,
+    }
     # listed, then removed: the grader's points count again
     capsys.readouterr()
     assert main(["override", str(out), "--list"]) == 0
@@ -226,15 +177,18 @@ def test_round_trip_scores_and_overrides_survive_a_regrade(out, course, threads,
     assert _grade(out, "ada", "test_seq2col")[1] is None
 
 
-@pytest.mark.parametrize("rows, row, column, words", [
-    ([("ada", QUESTION, "2"), ("zed", QUESTION, "1")], 3, "student", "unknown student 'zed'"),
-    ([("ada", QUESTION, "2"), ("cy", "seq2col", "1")], 3, "question", "unknown question 'seq2col'"),
-    ([("ada", QUESTION, "2.5")], 2, "points", "outside [0, 2]"),
-    ([("ada", QUESTION, "-1")], 2, "points", "outside [0, 2]"),
-    ([("cy", QUESTION, "1"), ("ada", QUESTION, "two")], 3, "points", "'two' is not a number"),
-    ([("ada", QUESTION, "nan")], 2, "points", "outside"),
-    ([("ada", QUESTION, "1"), ("ada", QUESTION, "2")], 3, "student", "already scored in row 2"),
-])
+@pytest.mark.parametrize(
+    "rows, row, column, words",
+    [
+        ([("ada", QUESTION, "2"), ("zed", QUESTION, "1")], 3, "student", "unknown student 'zed'"),
+        ([("ada", QUESTION, "2"), ("cy", "seq2col", "1")], 3, "question", "unknown question 'seq2col'"),
+        ([("ada", QUESTION, "2.5")], 2, "points", "outside [0, 2]"),
+        ([("ada", QUESTION, "-1")], 2, "points", "outside [0, 2]"),
+        ([("cy", QUESTION, "1"), ("ada", QUESTION, "two")], 3, "points", "'two' is not a number"),
+        ([("ada", QUESTION, "nan")], 2, "points", "outside"),
+        ([("ada", QUESTION, "1"), ("ada", QUESTION, "2")], 3, "student", "already scored in row 2"),
+    ],
+)
 def test_a_bad_row_is_named_and_nothing_is_applied(out, tmp_path, capsys, rows, row, column, words):
     before = {p: (out / p).read_bytes() for p in ("grades.csv", "results/ada.json", "results/cy.json", "gradebook.db")}
     path = tmp_path / "scores.csv"
@@ -261,7 +215,10 @@ def test_import_errors_for_missing_columns_and_missing_batches(out, tmp_path, ca
         (["override", str(out), "ada", "seq2col", "1", "--reason", "x"], "seq2col has"),  # several checks: name one
         (["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "1"], "needs a reason"),
         (["override", str(out), "zed", QUESTION, "1", "--reason", "x"], "unknown student 'zed'"),
-        (["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "99", "--reason", "x"], "points must be within"),
+        (
+            ["override", str(out), "ada", f"seq2col.{SEQ2COL_CHECK.name}", "99", "--reason", "x"],
+            "points must be within",
+        ),
         (["override", str(out), "ada", "nope", "1", "--reason", "x"], "has no exercise 'nope'"),
         (["override", str(out), "ada", QUESTION, "--remove"], "no override"),
         # a written answer is scored by manual import: an override would replace (and --remove delete) that score
@@ -309,26 +266,37 @@ def test_answers_a_spreadsheet_would_run_are_quoted():
     from grader.batch.manual import answers_csv
     from grader.batch.record import BatchRecord, StudentRecord
 
-    record = BatchRecord("sequence_models", "folder", "", students={
-        "ada": StudentRecord("ada.ipynb", answers={QUESTION: '=HYPERLINK("http://x", "click")'}),
-        "bob": StudentRecord("bob.ipynb", answers={QUESTION: "x = 1 is fine"})})
+    record = BatchRecord(
+        "sequence_models",
+        "folder",
+        "",
+        students={
+            "ada": StudentRecord("ada.ipynb", answers={QUESTION: '=HYPERLINK("http://x", "click")'}),
+            "bob": StudentRecord("bob.ipynb", answers={QUESTION: "x = 1 is fine"}),
+        },
+    )
     rows = list(csv.DictReader(answers_csv(QUESTION, 2.0, record, {}).splitlines()))
     assert [r["answer"] for r in rows] == ['\'=HYPERLINK("http://x", "click")', "x = 1 is fine"]
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["manual", "export", "OUT"], "holds no graded batch"),
-    (["manual", "import", "OUT"], "needs score CSV files or --from-gradebook"),
-    (["override", "OUT", "--list"], "holds no graded batch"),
-    (["override", "OUT", "ada", "seq2col", "1"], "needs a reason"),
-    (["export-grades", "OUT", "--lms", "canvas"], "holds no graded batch"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["manual", "export", "OUT"], "holds no graded batch"),
+        (["manual", "import", "OUT"], "needs score CSV files or --from-gradebook"),
+        (["override", "OUT", "--list"], "holds no graded batch"),
+        (["override", "OUT", "ada", "seq2col", "1"], "needs a reason"),
+        (["export-grades", "OUT", "--lms", "canvas"], "holds no graded batch"),
+    ],
+)
 def test_staff_command_usage_errors_come_before_torch(args, expected, tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from grader.cli import main; rc = main(sys.argv[1:]); "
-            "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(rc)")
+    code = (
+        "import sys; from grader.cli import main; rc = main(sys.argv[1:]); "
+        "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH'); sys.exit(rc)"
+    )
     argv = [a.replace("OUT", str(tmp_path / "none")) for a in args]
     proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and expected in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

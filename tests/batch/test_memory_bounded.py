@@ -1,6 +1,7 @@
 """A batch in a memory-bounded place (the 2 GiB a Gradescope container or a small VM gives) survives a
 notebook that asks the grader to compute far more than its inputs warrant: the honest rows are the same
 bytes as in an unbounded run, and the hostile notebook is charged on the exercise that asked."""
+
 import csv
 import json
 import os
@@ -14,6 +15,7 @@ import pytest
 
 from grader.course.release import release
 from grader.jail.isolation import current_cgroup_dir
+from grader.notebook import grade_id
 
 GiB = 2**30
 ATTACK = """def online_softmax_attention(q, K, V, block_size):
@@ -23,10 +25,10 @@ ATTACK = """def online_softmax_attention(q, K, V, block_size):
 """
 
 
-def _with_cell(solution: Path, grade_id: str, source: str, dest: Path) -> None:
+def _with_cell(solution: Path, gid: str, source: str, dest: Path) -> None:
     nb = json.loads(solution.read_text())
     for cell in nb["cells"]:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+        if grade_id(cell) == gid:
             cell["source"] = source
     dest.write_text(json.dumps(nb))
 
@@ -72,8 +74,19 @@ def _remove_cgroup(group: str) -> None:
 
 
 def _batch(folder: Path, out: Path, preexec=None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "grader.cli", "batch", str(folder), "--assignment", "recursive_attention",
-           "--workers", "1", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader.cli",
+        "batch",
+        str(folder),
+        "--assignment",
+        "recursive_attention",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec, timeout=600)
 
 
@@ -104,5 +117,8 @@ def test_a_notebook_that_asks_for_gigabytes_changes_no_other_row(tmp_path):
     assert {c["kind"] for c in online["checks"]} & {"resources"}, online
     assert "attention_partial" in json.dumps(online)
     others = {e["id"]: e["score"] for e in result["exercises"] if e["id"] != "online_softmax_attention"}
-    honest = {e["id"]: e["score"] for e in json.loads((tmp_path / "free" / "results" / "honest1.json").read_text())["exercises"]}
+    honest = {
+        e["id"]: e["score"]
+        for e in json.loads((tmp_path / "free" / "results" / "honest1.json").read_text())["exercises"]
+    }
     assert all(others[k] == honest[k] for k in others), (others, honest)

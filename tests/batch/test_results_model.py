@@ -1,4 +1,5 @@
 """NotebookResult's JSON keeps flags and staff marks through to_dict/from_dict, and rejects unknown flags."""
+
 import json
 
 import pytest
@@ -7,14 +8,36 @@ from grader.results import CheckResult, ExerciseResult, NotebookResult, StaffMar
 
 
 def _result(**kw):
-    checks = (CheckResult("check_a", "failed", 0.0, 1.5, "wrong values", kind="values",
-                          staff=StaffMark("override", 1.0, reason="typo in the prompt", by="ta1", grader_points=0.0)),
-              CheckResult("check_b", "passed", 0.5, 0.5))
-    manual = (CheckResult("manual_review", "manual", 0.0, 2.0, "graded by course staff",
-                          staff=StaffMark("manual", 1.5, reason="clear", by="ta2")),)
-    return NotebookResult("sequence_models", "a.ipynb", "graded",
-                          exercises=(ExerciseResult("seq2col", checks, 2.0), ExerciseResult("q", manual, 2.0, manual=True)),
-                          max_score=4.0, **kw)
+    checks = (
+        CheckResult(
+            "check_a",
+            "failed",
+            0.0,
+            1.5,
+            "wrong values",
+            kind="values",
+            staff=StaffMark("override", 1.0, reason="typo in the prompt", by="ta1", grader_points=0.0),
+        ),
+        CheckResult("check_b", "passed", 0.5, 0.5),
+    )
+    manual = (
+        CheckResult(
+            "manual_review",
+            "manual",
+            0.0,
+            2.0,
+            "graded by course staff",
+            staff=StaffMark("manual", 1.5, reason="clear", by="ta2"),
+        ),
+    )
+    return NotebookResult(
+        "sequence_models",
+        "a.ipynb",
+        "graded",
+        exercises=(ExerciseResult("seq2col", checks, 2.0), ExerciseResult("q", manual, 2.0, manual=True)),
+        max_score=4.0,
+        **kw,
+    )
 
 
 def test_flags_and_staff_marks_round_trip_through_json():

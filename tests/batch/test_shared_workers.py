@@ -2,6 +2,7 @@
 forked from one forkserver that imported torch and the checks, and they ask one zygote for their jails. A
 worker that finds that zygote gone starts one of its own, so no notebook is lost to it; each worker sees the
 environment the batch has when it starts its pool; a batch that reuses every result starts neither."""
+
 import json
 import os
 import shutil
@@ -48,8 +49,11 @@ def _zygotes_of(root: int, besides=()) -> list[int]:
         command = procs.get(ppid, (0, ""))[1]
         return bool(command.strip()) and "grader.jail.zygote" not in command
 
-    return [pid for pid, (ppid, cmd) in procs.items() if "grader.jail.zygote" in cmd and pid not in besides
-            and parent_is_grader(ppid) and descends(pid)]
+    return [
+        pid
+        for pid, (ppid, cmd) in procs.items()
+        if "grader.jail.zygote" in cmd and pid not in besides and parent_is_grader(ppid) and descends(pid)
+    ]
 
 
 def _folder(tmp_path, notebook, count: int):
@@ -61,8 +65,10 @@ def _folder(tmp_path, notebook, count: int):
 
 
 def _totals(out) -> dict[str, tuple]:
-    return {p.stem: (json.loads(p.read_text())["status"], json.loads(p.read_text())["score"])
-            for p in sorted((out / "results").glob("*.json"))}
+    return {
+        p.stem: (json.loads(p.read_text())["status"], json.loads(p.read_text())["score"])
+        for p in sorted((out / "results").glob("*.json"))
+    }
 
 
 def _described(pids) -> dict:
@@ -84,8 +90,10 @@ def test_two_workers_ask_one_zygote_for_their_jails(released, tmp_path):
         found = _zygotes_of(os.getpid(), before)
         seen.append(found if len(found) == 1 else _described(found))
 
-    run_batch(BatchConfig(str(_folder(tmp_path, released[1], 4)), "sequence_models", str(tmp_path / "out"), workers=2),
-              progress=note)
+    run_batch(
+        BatchConfig(str(_folder(tmp_path, released[1], 4)), "sequence_models", str(tmp_path / "out"), workers=2),
+        progress=note,
+    )
     assert len(seen) == 4 and all(len(z) == 1 for z in seen), seen  # one for both workers, all along
     assert {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}
 
@@ -105,7 +113,9 @@ def test_a_worker_that_finds_the_shared_zygote_gone_grades_on_with_one_of_its_ow
             os.kill(found[0], signal.SIGKILL)  # the zygote alone: a jail already running goes on
             killed.append(found[0])
 
-    run_batch(BatchConfig(str(folder), "sequence_models", str(tmp_path / "killed"), workers=1), progress=kill_the_zygote)
+    run_batch(
+        BatchConfig(str(folder), "sequence_models", str(tmp_path / "killed"), workers=1), progress=kill_the_zygote
+    )
     assert killed
     assert _totals(tmp_path / "killed") == _totals(tmp_path / "plain")
     assert {status for status, _ in _totals(tmp_path / "plain").values()} == {"graded"}
@@ -142,7 +152,16 @@ def test_the_command_starts_the_workers_early_only_when_every_notebook_will_be_g
     real = pool.start_early
     monkeypatch.setattr(pool, "start_early", lambda assignment: started.append(assignment) or real(assignment))
     folder = _folder(tmp_path, released[1], 2)
-    command = ["batch", str(folder), "--assignment", "sequence_models", "--out", str(tmp_path / "out"), "--workers", "1"]
+    command = [
+        "batch",
+        str(folder),
+        "--assignment",
+        "sequence_models",
+        "--out",
+        str(tmp_path / "out"),
+        "--workers",
+        "1",
+    ]
     assert main(command) == 0 and started == ["sequence_models"]
     first = _totals(tmp_path / "out")
     assert main(command) == 0 and started == ["sequence_models"]  # everything reused: nothing started
@@ -163,6 +182,8 @@ def test_without_sockets_that_keep_messages_apart_each_worker_starts_its_own_zyg
 
     monkeypatch.setattr(launch, "launch_zygote", no_seqpacket)
     seen, before = [], _zygotes_of(os.getpid())
-    run_batch(BatchConfig(str(_folder(tmp_path, released[1], 2)), "sequence_models", str(tmp_path / "out"), workers=1),
-              progress=lambda *a: seen.append(len(_zygotes_of(os.getpid(), before))))
+    run_batch(
+        BatchConfig(str(_folder(tmp_path, released[1], 2)), "sequence_models", str(tmp_path / "out"), workers=1),
+        progress=lambda *a: seen.append(len(_zygotes_of(os.getpid(), before))),
+    )
     assert seen == [1, 1] and {status for status, _ in _totals(tmp_path / "out").values()} == {"graded"}

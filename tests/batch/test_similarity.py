@@ -2,8 +2,9 @@
 layout, release code never counted, stable bytes, pages that only show escaped code; a summary whose item
 analysis counts graded work only and names the commonest failure messages, with late and similarity sections.
 
-The batch is the graded three-student course of test_manual (ada: the solution, bob: the release, cy: the
+The batch is the graded three-student course of manual_course (ada: the solution, bob: the release, cy: the
 solution with another free-text answer, so the same code as ada)."""
+
 import json
 from dataclasses import replace
 
@@ -13,14 +14,14 @@ from grader.batch.similarity import Settings, analyse, kgram_hashes, read_report
 from grader.cli import main
 from grader.report.summary import write_summary
 from grader.results import CheckResult, ExerciseResult, LateCharge, NotebookResult
-from tests.batch.test_manual import course, graded, out, threads  # noqa: F401 (fixtures)
+from tests.batch.manual_course import course, graded, out, threads  # noqa: F401 (fixtures)
 
-SHORT = '''
+SHORT = """
 import torch
 
 def causal_mask(n):  # the one line nearly everybody writes
     return torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
-'''
+"""
 
 
 def _solution_code(released) -> str:
@@ -32,8 +33,10 @@ def test_copies_are_found_through_renames_reordering_comments_and_layout(release
     # a copy: names changed, functions in another order, comments and blank lines added, other spacing
     copy = original.replace("filter_size", "width").replace("seq", "series").replace("    ", "  ")
     copy = "\n# my own work\n".join(reversed(copy.split("\n\n")))
-    report, _ = analyse({"ada": original, "zed": copy, "bob": "", "release": release_code(SEQUENCE_MODELS)},
-                        release_code(SEQUENCE_MODELS))
+    report, _ = analyse(
+        {"ada": original, "zed": copy, "bob": "", "release": release_code(SEQUENCE_MODELS)},
+        release_code(SEQUENCE_MODELS),
+    )
     assert [(p.a, p.b) for p in report.pairs] == [("ada", "zed")] and report.clusters == (("ada", "zed"),)
     assert report.pairs[0].score >= 0.75 and report.pairs[0].shared >= Settings().min_shared
     # the release handed back, and short code everybody writes alike, are no evidence
@@ -48,14 +51,26 @@ def test_a_ring_of_renamed_copies_and_a_padded_copy_are_found_in_a_class_and_ind
     students were dropped as common) and the padded pair unlisted (0.51)."""
     from itertools import combinations
 
-    from tests.batch.similarity_class import LONG, MAX_SHARED_LONG, independent, notebook_code, padded, renamed, shared_cells
+    from tests.batch.similarity_class import (
+        LONG,
+        MAX_SHARED_LONG,
+        independent,
+        notebook_code,
+        padded,
+        renamed,
+        shared_cells,
+    )
 
     students = independent(18)
     assert max(shared_cells(a, b, LONG) for a, b in combinations(students, 2)) <= MAX_SHARED_LONG
     ring = notebook_code(students[0])
-    codes = {"ring00": ring, **{f"ring{i:02d}": renamed(ring, i) for i in range(1, 12)},
-             "pad0": notebook_code(students[1]), "pad1": padded(notebook_code(students[1])),
-             **{f"own{i:02d}": notebook_code(s) for i, s in enumerate(students[2:])}}
+    codes = {
+        "ring00": ring,
+        **{f"ring{i:02d}": renamed(ring, i) for i in range(1, 12)},
+        "pad0": notebook_code(students[1]),
+        "pad1": padded(notebook_code(students[1])),
+        **{f"own{i:02d}": notebook_code(s) for i, s in enumerate(students[2:])},
+    }
     assert len(codes) == 30 and codes["ring01"] != ring and "unused = 1" in codes["pad1"]
     report, _ = analyse(codes, release_sources(SEQUENCE_MODELS))
     assert report.clusters == (tuple(f"ring{i:02d}" for i in range(12)), ("pad0", "pad1"))
@@ -74,8 +89,13 @@ def test_fingerprints_are_the_same_in_every_process():
     text = "V=V.V(V,V=-1)\nreturn V(V)"
     here = kgram_hashes(text, 8).tolist()
     code = f"from grader.batch.similarity import kgram_hashes; print(kgram_hashes({text!r}, 8).tolist())"
-    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout
+    there = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+    ).stdout
     assert there.strip() == str(here) and len(set(here)) == len(here)
 
 
@@ -100,28 +120,42 @@ def _result(failures: dict, **kw) -> NotebookResult:
     """sequence_models with every check passed except ``failures``: check name -> message."""
     exercises = []
     for ex in SEQUENCE_MODELS.exercises:
-        checks = tuple(CheckResult(c.name, "failed" if c.name in failures else "passed", 0 if c.name in failures else c.points,
-                                   c.points, failures.get(c.name, ""), kind="values" if c.name in failures else "")
-                       for c in ex.checks) or (CheckResult("manual_review", "manual", 0, ex.points),)
+        checks = tuple(
+            CheckResult(
+                c.name,
+                "failed" if c.name in failures else "passed",
+                0 if c.name in failures else c.points,
+                c.points,
+                failures.get(c.name, ""),
+                kind="values" if c.name in failures else "",
+            )
+            for c in ex.checks
+        ) or (CheckResult("manual_review", "manual", 0, ex.points),)
         exercises.append(ExerciseResult(ex.id, checks, ex.points, manual=not ex.checks))
-    return NotebookResult("sequence_models", "nb.ipynb", "graded", tuple(exercises), max_score=SEQUENCE_MODELS.max_score, **kw)
+    return NotebookResult(
+        "sequence_models", "nb.ipynb", "graded", tuple(exercises), max_score=SEQUENCE_MODELS.max_score, **kw
+    )
 
 
 def test_the_summary_counts_graded_work_and_names_the_commonest_failures(tmp_path):
     windows = "check_seq2col_windows"
-    off_by_one = "for seq2col(seq, filter_size): y: 3 of 3 values differ; first at index (0,): expected 3, got 2\nHint: shifted"
+    off_by_one = (
+        "for seq2col(seq, filter_size): y: 3 of 3 values differ; first at index (0,): expected 3, got 2\nHint: shifted"
+    )
     results = {
         "a": _result({windows: off_by_one + "\nThe arguments: seq = [1, 2, 3, 4, 5]"}),
         "b": _result({windows: off_by_one + "\nThe arguments: seq = [9, 8, 7]"}),
-        "c": _result({windows: "seq2col(seq, filter_size) returned lists; expected numpy arrays"},
-                     late=LateCharge(0.8, "late by 1 day (submitted ...): 80% credit")),
+        "c": _result(
+            {windows: "seq2col(seq, filter_size) returned lists; expected numpy arrays"},
+            late=LateCharge(0.8, "late by 1 day (submitted ...): 80% credit"),
+        ),
         "d": _result({}),
         "release": replace(_result({windows: "not defined"}), flags=("release_identical",)),
         "broken": replace(_result({windows: "not defined"}), status="invalid", reason="the file is not valid JSON"),
     }
     write_summary(tmp_path, SEQUENCE_MODELS, results, [])
     page = (tmp_path / "summary.html").read_text()
-    row = page[page.index(f"<code class=\"fn\">{windows}</code>"):].split("</tr>")[0]
+    row = page[page.index(f'<code class="fn">{windows}</code>') :].split("</tr>")[0]
     assert "<td>1/4</td>" in row  # passed: d; of a, b, c, d (not the release, not the broken file)
     assert "2× for seq2col(seq, filter_size): y: 3 of 3 values differ; first at index (0,): expected 3, got 2" in row
     assert "1× seq2col(seq, filter_size) returned lists" in row and "not defined" not in row and "Hint" not in row
@@ -135,8 +169,12 @@ def test_pages_are_made_for_the_highest_pairs_only_and_every_pair_is_listed(rele
     from grader.batch import outputs, similarity
 
     original = _solution_code(released)
-    codes = {"ada": original, "bob": original.replace("filter_size", "width"),
-             "cy": original.replace("seq", "series"), "dee": original.replace("    ", "  ")}
+    codes = {
+        "ada": original,
+        "bob": original.replace("filter_size", "width"),
+        "cy": original.replace("seq", "series"),
+        "dee": original.replace("    ", "  "),
+    }
     for student, code in codes.items():
         path = similarity.code_path(tmp_path, student)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,4 +193,6 @@ def test_pages_are_made_for_the_highest_pairs_only_and_every_pair_is_listed(rele
     assert summary.count('href="similarity/pairs/') == 2 and all(f"{p.a} – {p.b}" in summary for p in report.pairs)
     monkeypatch.setattr(similarity, "PAGE_LIMIT", 1)  # a page no longer among the highest is removed
     similarity.write_similarity(tmp_path, SEQUENCE_MODELS, sorted(codes))
-    assert [p.name for p in (tmp_path / "similarity" / "pairs").glob("*.html")] == [f"{report.pairs[0].a}__{report.pairs[0].b}.html"]
+    assert [p.name for p in (tmp_path / "similarity" / "pairs").glob("*.html")] == [
+        f"{report.pairs[0].a}__{report.pairs[0].b}.html"
+    ]

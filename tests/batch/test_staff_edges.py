@@ -1,6 +1,7 @@
 """Staff commands and written answers at their edges: what a TA does that the main round trip of
 tests/batch/test_manual.py does not (emptied answers, a typo in --out, several LMS files, a closed pipe, a
 spreadsheet's own CSV dialect, scoring an unanswered question)."""
+
 import csv
 import subprocess
 import sys
@@ -10,8 +11,8 @@ import nbformat
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.facts import read_facts
 from grader.cli import main
-from tests.batch.test_manual import (QUESTION, _batch, _fill, _rows, _with_cell, course, graded, out,  # noqa: F401
-                                     threads)  # (fixtures)
+from grader.notebook import grade_id
+from tests.batch.manual_course import QUESTION, _batch, _fill, _rows, _with_cell, course, graded, out, threads  # noqa: F401 (fixtures)
 
 
 def test_an_emptied_answer_cell_is_unanswered_and_a_deleted_one_waits_for_staff(released, tmp_path):
@@ -25,7 +26,7 @@ def test_an_emptied_answer_cell_is_unanswered_and_a_deleted_one_waits_for_staff(
     answered = _with_cell(solution, QUESTION, "the weights follow the last two values", tmp_path / "answered.ipynb")
     assert QUESTION not in read_facts(str(answered), SEQUENCE_MODELS).unanswered
     nb = nbformat.read(solution, as_version=4)
-    nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") != QUESTION]
+    nb.cells = [c for c in nb.cells if grade_id(c) != QUESTION]
     nbformat.write(nb, tmp_path / "deleted.ipynb")
     facts = read_facts(str(tmp_path / "deleted.ipynb"), SEQUENCE_MODELS)
     assert facts.answers[QUESTION] == "" and QUESTION not in facts.unanswered
@@ -45,6 +46,7 @@ def test_every_lms_file_in_the_folder_follows_the_totals(out, course, threads, t
     """An LMS file the folder holds is rewritten with every output, whichever LMS the last command named: after
     a Canvas then a Gradescope export, a manual score reaches both files; a batch run again without --lms
     rewrites them too, so no file keeps earlier totals to be uploaded by mistake."""
+
     def lms_totals(lms):
         with open(out / f"{lms}-grades.csv", newline="") as f:
             return {r["ID" if lms == "canvas" else "SID"]: float(r["sequence_models"]) for r in csv.DictReader(f)}
@@ -67,11 +69,17 @@ def test_a_staff_command_whose_reader_has_gone_still_rewrites_every_output(out, 
     rewritten (before, the command stopped at its second line of output, between the two, with exit 1)."""
     scores = tmp_path / "scores.csv"
     scores.write_text(f"student,question,points\nada,{QUESTION},2\n")
-    command = subprocess.Popen([sys.executable, "-m", "grader.cli", "manual", "import", str(out), str(scores)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command = subprocess.Popen(
+        [sys.executable, "-m", "grader.cli", "manual", "import", str(out), str(scores)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     command.stdout.close()  # the reader goes before the command writes its first line
     assert command.wait(timeout=300) == 0, command.stderr.read().decode()
-    assert float(_rows(out)["ada"]["total"]) == 27 and "Graded by course staff" in (out / "feedback" / "ada.html").read_text()
+    assert (
+        float(_rows(out)["ada"]["total"]) == 27
+        and "Graded by course staff" in (out / "feedback" / "ada.html").read_text()
+    )
 
 
 def test_an_unanswered_question_scored_by_staff_reads_as_scored(out, tmp_path):

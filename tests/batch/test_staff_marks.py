@@ -1,8 +1,9 @@
 """Staff marks stay bound to what they marked, and every output of a batch gives the same total.
 
-Reuses the three-student course of test_manual (ada: the solution, bob: the release, cy: a hostile answer),
+Reuses the three-student course of manual_course (ada: the solution, bob: the release, cy: a hostile answer),
 graded in this process; each test works on its own copy of the graded batch and regrades at most one
 changed notebook."""
+
 import csv
 import io
 import json
@@ -21,7 +22,7 @@ from grader.batch.record import read_record
 from grader.batch.run import BatchConfig, run_batch
 from grader.batch.summary import print_batch_summary
 from grader.cli import main
-from tests.batch.test_manual import (  # noqa: F401 (fixtures)
+from tests.batch.manual_course import (  # noqa: F401 (fixtures)
     LIMITS,
     QUESTION,
     SEQ2COL_CHECK,
@@ -75,7 +76,10 @@ def test_a_changed_answer_sets_its_manual_score_aside(out, course, threads, tmp_
     assert "answer changed since scored (it had 2/2 by ta1: clear and complete)" in page
     rows = _rows(out)
     assert rows["ada"]["pending"] == "2" and rows["ada"][QUESTION] == "0" and float(rows["ada"]["total"]) == 25
-    assert "manual stale: ar_fit_interpretation (the answer changed since it was scored 2/2 by ta1" in rows["ada"]["reason"]
+    assert (
+        "manual stale: ar_fit_interpretation (the answer changed since it was scored 2/2 by ta1"
+        in rows["ada"]["reason"]
+    )
     assert "manual pending: ar_fit_interpretation" in rows["ada"]["reason"] and "stale" not in rows["cy"]["reason"]
     assert any(n.startswith("ada manual stale: ar_fit_interpretation") for n in report.notes)
     assert _grade(out, "ada", QUESTION)[1:3] == (None, True)  # formgrader shows it to be graded again
@@ -98,7 +102,9 @@ def test_scores_typed_into_an_export_older_than_the_answer_are_set_aside(out, co
     _export(out)
     old_export = shutil.copy(out / "manual" / f"{QUESTION}.csv", tmp_path / "old-export.csv")
     _batch(_resubmit(course, tmp_path, "ada", QUESTION, NEW_ANSWER), out, threads)
-    scores = _fill(Path(old_export), {"ada": ("2", "scored on what the export showed"), "cy": ("1", "")}, tmp_path / "scores.csv")
+    scores = _fill(
+        Path(old_export), {"ada": ("2", "scored on what the export showed"), "cy": ("1", "")}, tmp_path / "scores.csv"
+    )
     assert main(["manual", "import", str(out), str(scores)]) == 0
     rows = _rows(out)
     assert rows["ada"]["pending"] == "2" and "manual stale" in rows["ada"]["reason"]
@@ -124,7 +130,11 @@ def test_an_override_is_set_aside_when_the_code_it_was_made_on_changes(out, cour
     # cy edits only the written answer: the same code, so the override stands and nothing is said
     answered = _resubmit(wrong, tmp_path / "answered", "cy", QUESTION, NEW_ANSWER)
     report = _batch(answered, out, threads)
-    assert report.graded == 1 and _windows(out, "cy")["staff"]["points"] == 1 and not [n for n in report.notes if "override" in n]
+    assert (
+        report.graded == 1
+        and _windows(out, "cy")["staff"]["points"] == 1
+        and not [n for n in report.notes if "override" in n]
+    )
     # cy fixes seq2col: the override was made on other code
     fixed = _resubmit(course, tmp_path / "fixed", "cy", QUESTION, NEW_ANSWER)  # the solution's seq2col again
     report = _batch(fixed, out, threads)
@@ -143,8 +153,17 @@ def test_an_override_is_set_aside_when_the_code_it_was_made_on_changes(out, cour
     # staff confirm it on the new code: it applies again, bound to that code
     assert main(["override", str(out), "cy", f"seq2col.{WINDOWS}", "--confirm", "--by", "ta2"]) == 0
     windows = _windows(out, "cy")
-    assert windows["staff"] == {"kind": "override", "points": 1.0, "reason": "the handout was ambiguous", "by": "ta2",
-                                "grader_points": full} and windows["points"] == 1
+    assert (
+        windows["staff"]
+        == {
+            "kind": "override",
+            "points": 1.0,
+            "reason": "the handout was ambiguous",
+            "by": "ta2",
+            "grader_points": full,
+        }
+        and windows["points"] == 1
+    )
     assert "override stale" not in _rows(out)["cy"]["reason"]
     assert main(["override", str(out), "ada", f"seq2col.{WINDOWS}", "--confirm"]) == 2  # there is none to confirm
 
@@ -152,15 +171,38 @@ def test_an_override_is_set_aside_when_the_code_it_was_made_on_changes(out, cour
 def test_a_version_1_staff_file_is_read_and_bound_to_what_is_there(out, course, threads, tmp_path):
     """Marks written before marks knew what they marked: applied as before, then bound to the answer and
     result at hand, so a later change of either is caught."""
-    v1 = {"version": 1, "assignment": "sequence_models", "marks": [
-        {"student": "ada", "exercise": QUESTION, "check": "manual_review", "kind": "manual", "points": 1.5,
-         "reason": "fine", "by": "ta0", "grader_points": 0.0},
-        {"student": "cy", "exercise": "seq2col", "check": WINDOWS, "kind": "override", "points": 0.5,
-         "reason": "agreed", "by": "ta0", "grader_points": 1.5}]}
+    v1 = {
+        "version": 1,
+        "assignment": "sequence_models",
+        "marks": [
+            {
+                "student": "ada",
+                "exercise": QUESTION,
+                "check": "manual_review",
+                "kind": "manual",
+                "points": 1.5,
+                "reason": "fine",
+                "by": "ta0",
+                "grader_points": 0.0,
+            },
+            {
+                "student": "cy",
+                "exercise": "seq2col",
+                "check": WINDOWS,
+                "kind": "override",
+                "points": 0.5,
+                "reason": "agreed",
+                "by": "ta0",
+                "grader_points": 1.5,
+            },
+        ],
+    }
     (out / "staff.json").write_text(json.dumps(v1))
     assert main(["export-grades", str(out), "--lms", "canvas"]) == 0
     rows = _rows(out)
-    assert rows["ada"][QUESTION] == "1.5" and rows["ada"]["pending"] == "0" and "graded again" not in rows["cy"]["reason"]
+    assert (
+        rows["ada"][QUESTION] == "1.5" and rows["ada"]["pending"] == "0" and "graded again" not in rows["cy"]["reason"]
+    )
     staff = json.loads((out / "staff.json").read_text())
     assert staff["version"] == 3 and all(("answer_sha256" in m) == (m["kind"] == "manual") for m in staff["marks"])
     assert all(len(m["code_sha256"]) == 64 and m["result_key"] for m in staff["marks"] if m["kind"] == "override")
@@ -184,8 +226,19 @@ def marked(out, course, threads, tmp_path):
     lines, table = io.StringIO(), io.StringIO()
     with batch_progress(Console(file=lines, width=200), 3) as progress:
         subs = _resubmit(course, tmp_path, "cy", "seq2col", SEQUENCE_MODELS_WRONG["seq2col"])
-        report = run_batch(BatchConfig(str(subs), "sequence_models", str(out), limits=LIMITS, backend="inprocess",
-                                       gradescope=True, lms="canvas"), executor=threads, progress=progress)
+        report = run_batch(
+            BatchConfig(
+                str(subs),
+                "sequence_models",
+                str(out),
+                limits=LIMITS,
+                backend="inprocess",
+                gradescope=True,
+                lms="canvas",
+            ),
+            executor=threads,
+            progress=progress,
+        )
     assert report.graded == 1
     print_batch_summary(Console(file=table, width=200), report, out)
     return out, lines.getvalue(), table.getvalue()
@@ -194,7 +247,9 @@ def marked(out, course, threads, tmp_path):
 def test_grades_csv_lms_file_pages_gradebook_and_table_give_one_total(marked):
     out, _, table = marked
     totals = {s: float(r["total"]) for s, r in _rows(out).items()}
-    assert totals["ada"] == SEQUENCE_MODELS.max_score - SEQ2COL_CHECK.points  # the solution, a check overridden to 0, 2 manual
+    assert (
+        totals["ada"] == SEQUENCE_MODELS.max_score - SEQ2COL_CHECK.points
+    )  # the solution, a check overridden to 0, 2 manual
     assert _numbers(table, r"^\W*(\w+)\W+([\d.]+)/27\b") == totals
     with open(out / "canvas-grades.csv", newline="") as f:
         assert {r["ID"]: float(r["sequence_models"]) for r in csv.DictReader(f)} == totals
@@ -222,12 +277,18 @@ def test_an_answer_left_as_released_is_unanswered_not_pending(graded):
     """bob handed back the release: his answer cell still says what it was released with. Nothing waits for staff."""
     rows = _rows(graded)
     assert (rows["bob"]["pending"], rows["bob"][QUESTION]) == ("0", "0") and rows["ada"]["pending"] == "2"
-    assert "unanswered: ar_fit_interpretation" in rows["bob"]["reason"] and "manual pending" not in rows["bob"]["reason"]
-    check = next(c for e in json.loads((graded / "results" / "bob.json").read_text())["exercises"] if e["id"] == QUESTION
-                 for c in e["checks"])
+    assert (
+        "unanswered: ar_fit_interpretation" in rows["bob"]["reason"] and "manual pending" not in rows["bob"]["reason"]
+    )
+    check = next(
+        c
+        for e in json.loads((graded / "results" / "bob.json").read_text())["exercises"]
+        if e["id"] == QUESTION
+        for c in e["checks"]
+    )
     assert (check["status"], check["kind"], check["points"]) == ("missing", "unanswered", 0)
     page = (graded / "feedback" / "bob.html").read_text()
-    row = page[page.index(f'id="{QUESTION}"'):].split("</section>")[0]
+    row = page[page.index(f'id="{QUESTION}"') :].split("</section>")[0]
     assert 'class="unanswered badge">unanswered<' in row and "is empty or still reads as it was released" in row
     assert "Waiting for course staff" not in row and "pending" not in row
     assert _grade(graded, "bob", QUESTION)[1:3] == (None, False)  # formgrader is not asked to grade it
@@ -243,8 +304,9 @@ def test_results_json_gives_a_staff_scored_check_the_staffs_points(marked):
         assert len(marked_checks) == count and all(c["points"] == c["staff"]["points"] for c in marked_checks)
         assert all(e["score"] == pytest.approx(sum(c["points"] for c in e["checks"])) for e in data["exercises"])
         stored, _ = outputs.read_result(out, student)
-        assert [c.points for e in stored.exercises for c in e.checks if c.staff] == \
-            [c["staff"]["grader_points"] for c in marked_checks]
+        assert [c.points for e in stored.exercises for c in e.checks if c.staff] == [
+            c["staff"]["grader_points"] for c in marked_checks
+        ]
     unmarked = json.loads((out / "results" / "bob.json").read_text())
     assert all("staff" not in c for e in unmarked["exercises"] for c in e["checks"])
 
@@ -257,11 +319,22 @@ def test_an_override_on_the_same_code_says_when_the_grader_now_gives_other_point
     from grader.batch.totals import final_result
     from grader.results import CheckResult, ExerciseResult, NotebookResult, StaffMark
 
-    result = NotebookResult("sequence_models", "a.ipynb", "graded", (ExerciseResult("seq2col", (
-        CheckResult(WINDOWS, "failed", 0, 1.5),), 1.5),), max_score=1.5)
+    result = NotebookResult(
+        "sequence_models",
+        "a.ipynb",
+        "graded",
+        (ExerciseResult("seq2col", (CheckResult(WINDOWS, "failed", 0, 1.5),), 1.5),),
+        max_score=1.5,
+    )
     mark = StoredMark(StaffMark("override", 1.0, "agreed", grader_points=1.5), result_key="old", code_sha256="c0de")
-    done = final_result("a", result, StudentRecord("a.ipynb", code_sha256="c0de"), {Target("a", "seq2col", WINDOWS): mark}, "new")
+    done = final_result(
+        "a", result, StudentRecord("a.ipynb", code_sha256="c0de"), {Target("a", "seq2col", WINDOWS): mark}, "new"
+    )
     assert done.result.score == 1.0 and done.notes == (
-        f"seq2col.{WINDOWS}: the grader now gives 0 points (it gave 1.5 when the override was set); the override of 1 is kept",)
-    other = final_result("a", result, StudentRecord("a.ipynb", code_sha256="beef"), {Target("a", "seq2col", WINDOWS): mark}, "new")
+        f"seq2col.{WINDOWS}: the grader now gives 0 points (it gave 1.5 when the override was set); "
+        "the override of 1 is kept",
+    )
+    other = final_result(
+        "a", result, StudentRecord("a.ipynb", code_sha256="beef"), {Target("a", "seq2col", WINDOWS): mark}, "new"
+    )
     assert other.result.score == 0 and other.notes[0].startswith(f"override stale: seq2col.{WINDOWS} (set to 1/1.5")

@@ -9,6 +9,7 @@ cgroup v1 (the guard), and takes about two minutes an ablation on two cores.
     .venv/bin/python -m tests.corpus.ablate                      # the control and every ablation
     .venv/bin/python -m tests.corpus.ablate network_namespace    # the control and the ones named
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,16 @@ class Stale(Exception):
 
 
 def copy_project(dest: Path) -> None:
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            check=True, capture_output=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, listed):
         src = ROOT / rel
         if src.is_file():
@@ -62,7 +71,10 @@ class Guard:
 
     def __init__(self, name: str):
         self.dirs = []
-        for controller, limits in (("memory", {"memory.limit_in_bytes": GUARD_MEMORY}), ("pids", {"pids.max": GUARD_PIDS})):
+        for controller, limits in (
+            ("memory", {"memory.limit_in_bytes": GUARD_MEMORY}),
+            ("pids", {"pids.max": GUARD_PIDS}),
+        ):
             own = isolation.current_cgroup_dir(controller)
             if own is None:
                 raise RuntimeError(f"no writable cgroup v1 {controller} hierarchy for the guard")
@@ -99,8 +111,11 @@ class Guard:
 def failed_tests(junit: Path) -> list[str]:
     if not junit.exists():
         return []
-    return [case.get("name", "?") for case in ET.parse(junit).getroot().iter("testcase")
-            if case.find("failure") is not None or case.find("error") is not None]
+    return [
+        case.get("name", "?")
+        for case in ET.parse(junit).getroot().iter("testcase")
+        if case.find("failure") is not None or case.find("error") is not None
+    ]
 
 
 def run(ablation: Ablation) -> dict:
@@ -115,20 +130,41 @@ def run(ablation: Ablation) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree), "CI": "true", "PYTHONDONTWRITEBYTECODE": "1"}
     if ablation.select:
         env["SEQGRADE_CORPUS_SELECT"] = ",".join(ablation.select)
-    where = subprocess.run([sys.executable, "-c", "import grader; print(grader.__file__)"], cwd=tree, env=env,
-                           capture_output=True, text=True).stdout.strip()
+    where = subprocess.run(
+        [sys.executable, "-c", "import grader; print(grader.__file__)"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     if not where.startswith(str(tree)):
         raise RuntimeError(f"the copy's grader is not the one imported ({where})")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_corpus.py",
-               f"--basetemp={work / 'tmp'}", f"--junitxml={work / 'junit.xml'}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_corpus.py",
+        f"--basetemp={work / 'tmp'}",
+        f"--junitxml={work / 'junit.xml'}",
+    ]
     if not ablation.slow:
         command += ["-m", "not slow"]
     guard = Guard(ablation.name)
     start = time.monotonic()
     try:
         with open(work / "pytest.log", "w") as log:
-            proc = subprocess.run(command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                  preexec_fn=guard.enter, timeout=RUN_TIMEOUT_S)
+            proc = subprocess.run(
+                command,
+                cwd=tree,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=guard.enter,
+                timeout=RUN_TIMEOUT_S,
+            )
         code = proc.returncode
     except subprocess.TimeoutExpired:
         code = "timeout"
@@ -137,8 +173,14 @@ def run(ablation: Ablation) -> dict:
         left = [str(m) for m in MARKERS if m.exists()]
         for marker in MARKERS:
             marker.unlink(missing_ok=True)
-    return {"name": ablation.name, "defence": ablation.defence, "code": code, "failed": failed_tests(work / "junit.xml"),
-            "seconds": time.monotonic() - start, "markers": left}
+    return {
+        "name": ablation.name,
+        "defence": ablation.defence,
+        "code": code,
+        "failed": failed_tests(work / "junit.xml"),
+        "seconds": time.monotonic() - start,
+        "markers": left,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,9 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         ok &= good
         verdict = ("passes" if good else "FAILS") if ablation is CONTROL else ("caught" if caught else "NOT CAUGHT")
         shown = ", ".join(r["failed"][:4]) + (f" (+{len(r['failed']) - 4} more)" if len(r["failed"]) > 4 else "")
-        print(f"{verdict:<11} {r['name']:<18} {r['seconds']:6.0f} s  exit {r['code']}  "
-              f"{len(r['failed'])} failed: {shown or '-'}" + (f"  markers left: {r['markers']}" if r["markers"] else ""),
-              flush=True)
+        print(
+            f"{verdict:<11} {r['name']:<18} {r['seconds']:6.0f} s  exit {r['code']}  "
+            f"{len(r['failed'])} failed: {shown or '-'}" + (f"  markers left: {r['markers']}" if r["markers"] else ""),
+            flush=True,
+        )
     return 0 if ok else 1
 
 

@@ -1,4 +1,5 @@
 """Turn the corpus entries into notebooks, each named ``<kind>-<entry>.ipynb``, from the solution notebook."""
+
 from __future__ import annotations
 
 import copy
@@ -6,6 +7,8 @@ import fnmatch
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from grader.notebook import grade_id as _grade_id
 
 HERE = Path(__file__).parent
 PORT = 47817  # the loopback listener the network attacks aim at
@@ -53,10 +56,6 @@ def load(kind: str) -> list[Entry]:
     return entries
 
 
-def _grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-
-
 def _apply(nb: dict, replace: dict, cells: list[str], values: dict) -> dict:
     nb = copy.deepcopy(nb)
     fill = lambda s: s.format(**values) if "{" in s and any("{" + k + "}" in s for k in values) else s  # noqa: E731
@@ -66,13 +65,16 @@ def _apply(nb: dict, replace: dict, cells: list[str], values: dict) -> dict:
             cell["source"] = fill(replace[gid])
     at = next(i for i, c in enumerate(nb["cells"]) if _grade_id(c) == "imports") + 1
     for offset, src in enumerate(cells):
-        nb["cells"].insert(at + offset, {"cell_type": "code", "execution_count": None, "metadata": {},
-                                         "outputs": [], "source": fill(src)})
+        nb["cells"].insert(
+            at + offset,
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": fill(src)},
+        )
     return nb
 
 
-def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest_copies: int = 3,
-                 select: list[str] = ()) -> dict[str, Entry]:
+def build_corpus(
+    solution: Path, dest: Path, *, project: Path, out: Path, honest_copies: int = 3, select: list[str] = ()
+) -> dict[str, Entry]:
     """Write every notebook into ``dest`` (only the student ids matching a pattern of ``select``, when
     given); return {student id: entry}."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -85,7 +87,9 @@ def build_corpus(solution: Path, dest: Path, *, project: Path, out: Path, honest
         (dest / f"honest-{i}.ipynb").write_text(text)
         made[f"honest-{i}"] = Entry("honest", str(i), "the solution")
     for e in wrong.values():
-        (dest / f"{e.student}.ipynb").write_text(json.dumps(_apply(base, e.data["REPLACE"], [], values), indent=1) + "\n")
+        (dest / f"{e.student}.ipynb").write_text(
+            json.dumps(_apply(base, e.data["REPLACE"], [], values), indent=1) + "\n"
+        )
         made[e.student] = e
     for e in load("hostile"):
         honest = wrong[e.data["HONEST"]].data["REPLACE"] if e.data["HONEST"] else {}
@@ -136,5 +140,7 @@ def validate_entries() -> list[str]:
     for kind in ("forgery", "degenerate", "alternative"):
         for e in load(kind):
             problems += [f"{kind}/{e.name}: unknown cell {g}" for g in e.data["REPLACE"] if g not in cells]
-            problems += [f"{kind}/{e.name}: unknown exercise {x}" for x in e.data.get("HONEST", {}) if x not in exercises]
+            problems += [
+                f"{kind}/{e.name}: unknown exercise {x}" for x in e.data.get("HONEST", {}) if x not in exercises
+            ]
     return problems

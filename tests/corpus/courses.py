@@ -10,12 +10,20 @@ solutions, written as replacements of cells of the assignment's solution noteboo
 
 An entry with ``SANDBOX_ONLY = True`` tampers with something only the sandbox measures from outside
 (its own recorded peak memory): the in-process authoring run below skips it.
+
+An entry's file name is its student id, ``<kind>-<name>``, and names its result (``results/<id>.json``), so it
+must be a plain id (``grader.batch.identity.is_plain``): :class:`EntryNameError` says so when the entries are read.
 """
+
 from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
+
+from grader.batch.identity import file_stem, is_plain
+from grader.notebook import grade_id
 
 from .build import Entry, load
 from .generated import fill, ignoring_entries
@@ -24,15 +32,40 @@ HERE = Path(__file__).parent / "courses"
 KINDS = ("wrong", "degenerate", "alternative")
 
 
+class EntryNameError(ValueError):
+    """A corpus entry whose file name is not a plain student id, so its result would be filed under another name."""
+
+    def __init__(self, path: Path, kind: str):
+        student = f"{kind}-{path.stem}"
+        better = re.sub(r"[^a-z0-9_]+", "_", path.stem.lower()).strip("_")[: 63 - len(kind)] or "entry"
+        super().__init__(
+            f"{path}: a corpus entry's file name gives its student id, {student!r}, and the name of its result file; "
+            f"{student!r} is not a plain id (lowercase ASCII letters, digits, '_', '.', '@' and '-', starting with a "
+            f"letter or digit, at most 64 characters), so its result would be written as {file_stem(student)}.json "
+            f"and the tests would not find it. Rename the file, e.g. to {better}.py"
+        )
+        self.path, self.student = path, student
+
+
 def assignments_with_corpus() -> list[str]:
-    return sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) \
-        if HERE.is_dir() else []
+    return (
+        sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+        if HERE.is_dir()
+        else []
+    )
 
 
 def entries(assignment: str, kind: str) -> list[Entry]:
+    """The entries of one kind, read from their files; EntryNameError for a file name that is not a plain id."""
     folder = HERE / assignment / kind
-    found = [Entry(kind, e.name, e.doc, e.data) for e in load(str(folder.relative_to(Path(__file__).parent)))] \
-        if folder.is_dir() else []
+    found = (
+        [Entry(kind, e.name, e.doc, e.data) for e in load(str(folder.relative_to(HERE.parent)))]
+        if folder.is_dir()
+        else []
+    )
+    for e in found:
+        if not is_plain(f"{kind}-{e.name}"):
+            raise EntryNameError(folder.relative_to(HERE.parents[2]) / f"{e.name}.py", kind)
     return found + (ignoring_entries(assignment) if kind == "degenerate" and found else [])
 
 
@@ -43,7 +76,7 @@ def all_entries(assignment: str) -> dict[str, Entry]:
 def replaced(solution: dict, replace: dict) -> dict:
     nb = copy.deepcopy(solution)
     for cell in nb["cells"]:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         if gid in replace:
             cell["source"] = replace[gid]
     return nb
@@ -80,8 +113,10 @@ def expected_problems(assignment, entry: Entry, result: dict) -> list[str]:
             if earned:
                 problems.append(f"{ex_id}: degenerate code earned points from {earned}")
         elif ex["score"] != points:
-            problems.append(f"{ex_id}: {ex['score']} of {points} points; failed {failed}: "
-                            + "; ".join(c["message"][:300] for c in ex["checks"] if c["status"] != "passed"))
+            problems.append(
+                f"{ex_id}: {ex['score']} of {points} points; failed {failed}: "
+                + "; ".join(c["message"][:300] for c in ex["checks"] if c["status"] != "passed")
+            )
     return problems
 
 

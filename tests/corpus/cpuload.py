@@ -1,4 +1,5 @@
 """Busy processes beside a run under test: what a loaded grading machine looks like."""
+
 import os
 import subprocess
 import sys

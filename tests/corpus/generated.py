@@ -7,7 +7,10 @@ solution. Entry ``ignores_input_<k>`` does this to the k-th main input of every 
 so an assignment needs as many notebooks as its function with the most main inputs. No such function may
 earn a point from any check; the other exercises keep theirs.
 """
+
 from __future__ import annotations
+
+from grader.notebook import grade_id
 
 from .build import Entry
 
@@ -54,8 +57,11 @@ def {name}(*args, **kwargs):
 
 def _wrapper(name: str, position, label: str) -> str:
     index, key = position if isinstance(position, tuple) else (position, None)
-    replace = (f"args[{index}] = _seqgrade_fixed(args[{index}])" if key is None else
-               f"args[{index}] = {{**args[{index}], {key!r}: _seqgrade_fixed(args[{index}][{key!r}])}}")
+    replace = (
+        f"args[{index}] = _seqgrade_fixed(args[{index}])"
+        if key is None
+        else f"args[{index}] = {{**args[{index}], {key!r}: _seqgrade_fixed(args[{index}][{key!r}])}}"
+    )
     return FIXED + WRAPPER.format(name=name, index=index, replace=replace, label=label.replace('"', "'"))
 
 
@@ -69,9 +75,14 @@ def ignoring_entries(assignment: str) -> list[Entry]:
     entries = []
     for k in range(max((len(e.inputs) for e in functions), default=0)):
         ignore = {e.id: list(e.inputs)[k] for e in functions if len(e.inputs) > k}
-        doc = "Each function ignores one main input: " + ", ".join(
-            f"{ex} ignores {spec.exercise(ex).inputs[position]}" for ex, position in ignore.items()) + "."
-        entries.append(Entry("degenerate", f"ignores_input_{k}", doc, {"IGNORE": ignore, "REPLACE": dict.fromkeys(ignore)}))
+        doc = (
+            "Each function ignores one main input: "
+            + ", ".join(f"{ex} ignores {spec.exercise(ex).inputs[position]}" for ex, position in ignore.items())
+            + "."
+        )
+        entries.append(
+            Entry("degenerate", f"ignores_input_{k}", doc, {"IGNORE": ignore, "REPLACE": dict.fromkeys(ignore)})
+        )
     return entries
 
 
@@ -82,7 +93,7 @@ def fill(entry: Entry, solution: dict) -> Entry:
     from grader.assignments.registry import get_assignment
 
     spec = get_assignment(solution["metadata"]["seqgrade"]["assignment"])
-    cells = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c["source"] for c in solution["cells"]}
+    cells = {grade_id(c): c["source"] for c in solution["cells"]}
     replace = {}
     for ex, position in entry.data["IGNORE"].items():
         source = cells[ex] if isinstance(cells[ex], str) else "".join(cells[ex])

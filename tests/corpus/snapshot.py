@@ -6,6 +6,7 @@ that must not move grades (a refactor, a speed-up) can be compared before and af
 
 Results are compared as the bytes of ``results/<student>.json`` a batch writes, which hold no times.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,10 @@ def _grade(assignment: str, submissions: Path, out: Path) -> dict[str, str]:
     from tests.test_corpus import LIMITS
 
     run_batch(BatchConfig(str(submissions), assignment, str(out), workers=2, limits=LIMITS))
-    return {f"{assignment}/{p.stem}": hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((out / "results").glob("*.json"))}
+    return {
+        f"{assignment}/{p.stem}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((out / "results").glob("*.json"))
+    }
 
 
 def snapshot(work: Path) -> dict[str, str]:
@@ -52,7 +55,9 @@ def snapshot(work: Path) -> dict[str, str]:
         samples = work / assignment / "samples"
         samples.mkdir()
         make_samples(notebook, samples, count=8)
-        digests.update({f"samples-{k}": v for k, v in _grade(assignment, samples, work / assignment / "samples-out").items()})
+        digests.update(
+            {f"samples-{k}": v for k, v in _grade(assignment, samples, work / assignment / "samples-out").items()}
+        )
     return digests
 
 

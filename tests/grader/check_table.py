@@ -9,6 +9,7 @@ A test module makes one ``CheckTable`` and binds its tests by name, so pytest co
     test_check_passes_on_a_correct_solution = TABLE.test_check_passes_on_a_correct_solution
     test_check_fails_on_a_wrong_implementation = TABLE.test_check_fails_on_a_wrong_implementation
 """
+
 from __future__ import annotations
 
 import functools

@@ -1,5 +1,6 @@
 """Grade one exercise of an assignment's solution notebook with some cells replaced, in-process and judged
 as in a real grade (grader.judge): the helper the tests of issue 28's rules share."""
+
 from __future__ import annotations
 
 import functools

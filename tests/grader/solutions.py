@@ -1,6 +1,6 @@
 """Solution code as a student would write it in the notebook (different in form from reference/)."""
 
-SOLUTION = r'''
+SOLUTION = r"""
 import numpy as np
 import torch
 
@@ -64,4 +64,4 @@ def mha_param_count(d_model, n_heads, bias=True):
         raise ValueError("n_heads must divide d_model")
     per_proj = d_model * d_model + (d_model if bias else 0)
     return 4 * per_proj
-'''
+"""

@@ -2,6 +2,7 @@
 place a total is shown (the result and its JSON, the feedback page, the terminal, grades.csv, Gradescope's
 results.json, nbgrader's gradebook and hidden-test cell, `seqgrade list`, the notebook's cells); and an exercise
 that this machine cannot judge (triton missing) is "not judged" without a call into the student's code."""
+
 import csv
 import io
 import json
@@ -33,16 +34,20 @@ def check_triple_values(student):
         raise CheckFailed("triple(3) should be 9")
 
 
-TINY = Assignment(id="tiny", notebook="tiny.ipynb", exercises=(
-    Exercise("double", "function", (Check(check_double_values, 2.0),)),
-    Exercise("triple", "function", (Check(check_triple_values, 1.5),), bonus=True),
-))
+TINY = Assignment(
+    id="tiny",
+    notebook="tiny.ipynb",
+    exercises=(
+        Exercise("double", "function", (Check(check_double_values, 2.0),)),
+        Exercise("triple", "function", (Check(check_triple_values, 1.5),), bonus=True),
+    ),
+)
 BOTH = "def double(x):\n    return 2 * x\n\ndef triple(x):\n    return 3 * x\n"
 
 
 def _graded(source: str = BOTH) -> NotebookResult:
     student, _ = InProcess.from_cells([(0, source)])
-    exercises = tuple(judge_exercise(e, student, others=["double", "triple"]) for e in TINY.exercises)
+    exercises = TINY.described([judge_exercise(e, student, others=["double", "triple"]) for e in TINY.exercises])
     return NotebookResult("tiny", "tiny.ipynb", "graded", exercises=exercises, max_score=TINY.max_score)
 
 
@@ -68,8 +73,13 @@ def test_a_result_without_a_bonus_is_written_as_before():
 
 
 def test_an_exercise_this_machine_cannot_judge_is_not_judged_and_its_code_never_runs():
-    exercise = Exercise("triple", "function", (Check(check_triple_values, 1.5),), bonus=True,
-                        unjudgeable=lambda: "triton is not installed on the grading machine")
+    exercise = Exercise(
+        "triple",
+        "function",
+        (Check(check_triple_values, 1.5),),
+        bonus=True,
+        unjudgeable=lambda: "triton is not installed on the grading machine",
+    )
     student, _ = InProcess.from_cells([(0, "def triple(x):\n    raise SystemExit('called')\n")])
     result = judge_exercise(exercise, student)
     assert result.bonus and result.score == 0
@@ -93,7 +103,7 @@ def test_the_page_and_the_terminal_show_the_bonus_apart():
 def test_gradescope_gets_the_bonus_as_extra_credit():
     from grader.gradescope.results_json import results_from_notebook
 
-    data = results_from_notebook(_graded(), TINY, visibility="visible")
+    data = results_from_notebook(_graded(), visibility="visible")
     assert data["score"] == 3.5
     tests = {t["name"]: (t["score"], t["max_score"]) for t in data["tests"]}
     assert tests == {"double: double(x) returns 2 x.": (2.0, 2.0), "triple (bonus): triple(x) returns 3 x.": (1.5, 0)}
@@ -117,8 +127,10 @@ def test_nbgrader_gets_the_bonus_as_extra_credit_and_its_cell_is_worth_nothing(t
     from nbgrader.api import Gradebook
 
     with Gradebook(db) as gb:
-        grades = {g.name: (g.max_score, g.auto_score, g.extra_credit, g.score)
-                  for g in gb.find_submission_notebook("tiny", "tiny", "s1").grades}
+        grades = {
+            g.name: (g.max_score, g.auto_score, g.extra_credit, g.score)
+            for g in gb.find_submission_notebook("tiny", "tiny", "s1").grades
+        }
         assert grades == {"test_double": (2.0, 2.0, None, 2.0), "test_triple": (0.0, 0.0, 1.5, 1.5)}
         assert gb.find_submission("tiny", "s1").score == 3.5 and gb.find_assignment("tiny").max_score == 2.0
     # The hidden-test cell: a score above a cell's points would fail the whole submission in nbgrader.
@@ -145,16 +157,35 @@ def tiny_course(tmp_path, monkeypatch):
 
     monkeypatch.setattr(registry, "get_assignment", lambda name: TINY)
     v4 = nbformat.v4
-    meta = {"grade": True, "grade_id": "test_double", "locked": True, "points": 2.0, "schema_version": 3,
-            "solution": False}
-    nb = v4.new_notebook(cells=[
-        v4.new_markdown_cell("# Tiny\n\nThe assignment is worth 2 points.", id="intro"),
-        v4.new_markdown_cell("## 1. Double (2 points)", id="md-double"),
-        v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION", id="double",
-                         metadata={"nbgrader": {**meta, "grade": False, "grade_id": "double", "locked": False,
-                                                "solution": True, "points": None}}),
-        v4.new_code_cell("# Autograded test for double (2 points).", id="test-double", metadata={"nbgrader": meta}),
-    ])
+    meta = {
+        "grade": True,
+        "grade_id": "test_double",
+        "locked": True,
+        "points": 2.0,
+        "schema_version": 3,
+        "solution": False,
+    }
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# Tiny\n\nThe assignment is worth 2 points.", id="intro"),
+            v4.new_markdown_cell("## 1. Double (2 points)", id="md-double"),
+            v4.new_code_cell(
+                "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+                id="double",
+                metadata={
+                    "nbgrader": {
+                        **meta,
+                        "grade": False,
+                        "grade_id": "double",
+                        "locked": False,
+                        "solution": True,
+                        "points": None,
+                    }
+                },
+            ),
+            v4.new_code_cell("# Autograded test for double (2 points).", id="test-double", metadata={"nbgrader": meta}),
+        ]
+    )
     del nb.cells[2].metadata["nbgrader"]["points"]
     folder = tmp_path / "source" / "tiny"
     folder.mkdir(parents=True)
@@ -182,4 +213,8 @@ def test_the_notebook_gives_a_bonus_cell_no_nbgrader_points_and_says_it_is_a_bon
     nbformat.write(nb, path)
     report = sync_points("tiny", root=root)
     assert "test_triple: 1.5 -> 0 points" in report.changed
-    assert nbformat.read(path, as_version=4).cells[-1].source.startswith("# Autograded test for triple (bonus: 1.5 points).")
+    assert (
+        nbformat.read(path, as_version=4)
+        .cells[-1]
+        .source.startswith("# Autograded test for triple (bonus: 1.5 points).")
+    )

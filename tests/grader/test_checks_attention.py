@@ -4,6 +4,7 @@ Student code runs in-process (the checks see it through the codec, stand-ins inc
 judged as in a real grade (grader.judge). Most wrong implementations are the assignment's corpus entries
 (tests/corpus/courses/attention/wrong), applied on top of the solution notebook's cells.
 """
+
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import nbformat
 from grader.assignments.registry import get_assignment
 from grader.course.release import ASSIGNMENTS_ROOT
 from grader.judge import judge_exercise
+from grader.notebook import grade_id, is_solution
 
 from .check_table import CheckTable
 
@@ -22,8 +24,7 @@ _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.MULTILINE)
 
 def _solution_source() -> str:
     nb = nbformat.read(ASSIGNMENTS_ROOT / "source" / "attention" / "attention.ipynb", as_version=4)
-    cells = [c.source for c in nb.cells if c.cell_type == "code" and c.get("metadata", {}).get("nbgrader", {}).get(
-        "grade_id") == "imports" or c.get("metadata", {}).get("nbgrader", {}).get("solution") and c.cell_type == "code"]
+    cells = [c.source for c in nb.cells if c.cell_type == "code" and (grade_id(c) == "imports" or is_solution(c))]
     return "\n\n".join(_MARKER.sub("", s) for s in cells)
 
 
@@ -38,28 +39,37 @@ def corpus(name: str) -> str:
 
 # check name -> (replacement code appended after the solution, words the failure message must contain)
 WRONG = {
-    "check_sdpa_returns_output_and_weights": ('''
+    "check_sdpa_returns_output_and_weights": (
+        """
 def scaled_dot_product_attention(Q, K, V, mask=None):
     scores = Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ V  # forgets A
-''', ["pair (Y, A)"]),
+""",
+        ["pair (Y, A)"],
+    ),
     "check_sdpa_values": (corpus("sdpa_no_scale"), ["values differ", "sqrt(dk)"]),
     "check_sdpa_weights_are_distributions": (corpus("sdpa_mask_after_softmax"), ["row sums"]),
     "check_sdpa_fully_masked_row": (corpus("sdpa_nan_for_empty_rows"), ["NaN"]),
-    "check_sdpa_query_permutation_equivariance": ('''
+    "check_sdpa_query_permutation_equivariance": (
+        """
 _sdpa = scaled_dot_product_attention
 def scaled_dot_product_attention(Q, K, V, mask=None):
     Y, A = _sdpa(Q, K, V, mask)
     return Y + 0.1 * torch.arange(Y.shape[-2], dtype=Y.dtype)[:, None], A  # depends on the query's row
-''', ["reordered queries"]),
-    "check_sdpa_key_value_permutation_invariance": ('''
+""",
+        ["reordered queries"],
+    ),
+    "check_sdpa_key_value_permutation_invariance": (
+        """
 _sdpa = scaled_dot_product_attention
 def scaled_dot_product_attention(Q, K, V, mask=None):
     Y, A = _sdpa(Q, K, V, mask)
     return Y + 0.1 * V[..., :1, :], A  # the first value is privileged
-''', ["reordered keys and values"]),
+""",
+        ["reordered keys and values"],
+    ),
     "check_sdpa_gradients": (corpus("sdpa_weights_detached"), ["gradients"]),
     "check_self_attention_values": (corpus("self_attention_scaled_by_model_width"), ["values differ", "sqrt(dk)"]),
     "check_self_attention_permutation_equivariance": (corpus("self_attention_adds_positions"), ["reordered"]),
@@ -75,27 +85,35 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     "check_layer_norm_values": (corpus("layer_norm_unbiased_variance"), ["values differ", "biased variance"]),
     "check_layer_norm_gradients": (corpus("layer_norm_through_numpy"), ["not differentiable"]),
     "check_rms_norm_values": (corpus("rms_norm_subtracts_mean"), ["values differ", "mean"]),
-    "check_rms_norm_gradients": ('''
+    "check_rms_norm_gradients": (
+        """
 def rms_norm(x, gamma, eps=1e-5):
     return (x / torch.sqrt((x ** 2).mean(dim=-1, keepdim=True) + eps)).detach() * gamma
-''', ["gradient"]),
+""",
+        ["gradient"],
+    ),
     "check_swiglu_values": (corpus("swiglu_silu_on_the_gate"), ["values differ", "silu"]),
-    "check_swiglu_gradients": ('''
+    "check_swiglu_gradients": (
+        """
 def swiglu(x, W1, W2, W3):
     a = (x @ W1).detach()
     return (a * torch.sigmoid(a) * (x @ W2)) @ W3
-''', ["gradient"]),
+""",
+        ["gradient"],
+    ),
     "check_transformer_block_values": (corpus("block_post_norm"), ["values differ", "post-norm"]),
     "check_transformer_block_causality": (corpus("block_ignores_causal"), ["earlier position"]),
-    "check_transformer_block_permutation_equivariance": ('''
+    "check_transformer_block_permutation_equivariance": (
+        """
 _block = transformer_block
 def transformer_block(x, params, n_heads, causal):
     return _block(x + sinusoidal_positions(x.shape[-2], x.shape[-1]).to(x.dtype), params, n_heads, causal)
-''', ["reordered"]),
+""",
+        ["reordered"],
+    ),
     "check_attention_weights_bytes_values": (corpus("weights_bytes_forgets_heads"), ["bytes"]),
     "check_block_param_count_matches_torch": (corpus("block_count_forgets_norms"), ["parameters"]),
 }
-
 
 
 TABLE = CheckTable(ATTENTION, SOLUTION, WRONG)
@@ -129,7 +147,7 @@ def test_multi_head_attention_is_graded_with_the_reference_attention():
 
 
 def test_causality_pays_nothing_for_attention_that_mixes_no_positions():
-    student = _student('''
+    student = _student("""
 def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
     if X.shape[-1] % n_heads:
         raise ValueError("heads")
@@ -137,7 +155,7 @@ def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, mask=None):
     if mask is not None:
         gate = gate * mask.diagonal().to(X.dtype)[:, None]  # and the mask: each position's own entry
     return (gate * (X @ Wv)) @ Wo  # every position on its own: trivially causal and equivariant
-''')
+""")
     result = judged(student, "multi_head_attention")
     for name in ("check_mha_causality", "check_mha_permutation_equivariance"):
         assert result[name].points == 0 and "does not mix positions" in result[name].message, result[name].message

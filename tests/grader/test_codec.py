@@ -1,5 +1,6 @@
 """The codec that carries values across the sandbox boundary: values round-trip exactly, and every
 malformed or oversized frame is refused with ProtocolError before anything is allocated or unpickled."""
+
 import json
 import struct
 import time
@@ -7,14 +8,29 @@ import time
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from grader.errors import ProtocolError
 from grader.jail.codec import MAGIC, Unsupported, decode_frame, encode_message
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def roundtrip(value):
@@ -22,8 +38,12 @@ def roundtrip(value):
 
 
 def same_array(a, b) -> bool:
-    return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and \
-        np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    return (
+        type(a) is type(b)
+        and a.dtype == b.dtype
+        and a.shape == b.shape
+        and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    )
 
 
 @st.composite
@@ -43,7 +63,9 @@ def test_arrays_round_trip_exactly(arr):
 
 @given(arrays(), st.sampled_from(["float16", "bfloat16", "float32", "float64", "int64", "bool"]))
 def test_tensors_round_trip_with_their_dtype(arr, dtype):
-    tensor = torch.from_numpy(np.ascontiguousarray(arr.real if arr.dtype.kind == "c" else arr)).to(getattr(torch, dtype))
+    tensor = torch.from_numpy(np.ascontiguousarray(arr.real if arr.dtype.kind == "c" else arr)).to(
+        getattr(torch, dtype)
+    )
     got = roundtrip(tensor)
     assert isinstance(got, torch.Tensor) and got.dtype == tensor.dtype and got.shape == tensor.shape
     assert torch.equal(got.nan_to_num(), tensor.nan_to_num()) if dtype != "bool" else torch.equal(got, tensor)
@@ -63,8 +85,17 @@ def test_scalars_nesting_and_unknown_objects():
         def __eq__(self, other):
             return True
 
-    value = [1, 2.5, "s", None, True, (np.float32(1.5), np.int64(3)), [torch.tensor(2.0, requires_grad=True)], Anything(),
-             np.array([object()], dtype=object)]
+    value = [
+        1,
+        2.5,
+        "s",
+        None,
+        True,
+        (np.float32(1.5), np.int64(3)),
+        [torch.tensor(2.0, requires_grad=True)],
+        Anything(),
+        np.array([object()], dtype=object),
+    ]
     got = roundtrip(value)
     assert got[:5] == [1, 2.5, "s", None, True]
     assert type(got[5]) is tuple and got[5][0] == np.float32(1.5) and got[5][0].dtype == np.float32
@@ -91,16 +122,19 @@ def frame(header: dict, payload: bytes = b"") -> bytes:
     return struct.pack("<4sIQ", MAGIC, len(body), len(payload)) + body + payload
 
 
-@pytest.mark.parametrize("spec, why", [
-    (["<f8", [2**40, 2**40], 0], "a huge declared shape"),
-    (["<f8", [4], 0], "more bytes than the payload holds"),
-    (["<f8", [1], -8], "a negative offset"),
-    (["|O", [1], 0], "object dtype"),
-    ([">f8", [1], 0], "big-endian (not on the allow-list)"),
-    (["<f8", [-1], 0], "a negative dimension"),
-    (["<f8", [1] * 40, 0], "too many dimensions"),
-    (["<f8", "4", 0], "a shape that is not a list"),
-])
+@pytest.mark.parametrize(
+    "spec, why",
+    [
+        (["<f8", [2**40, 2**40], 0], "a huge declared shape"),
+        (["<f8", [4], 0], "more bytes than the payload holds"),
+        (["<f8", [1], -8], "a negative offset"),
+        (["|O", [1], 0], "object dtype"),
+        ([">f8", [1], 0], "big-endian (not on the allow-list)"),
+        (["<f8", [-1], 0], "a negative dimension"),
+        (["<f8", [1] * 40, 0], "too many dimensions"),
+        (["<f8", "4", 0], "a shape that is not a list"),
+    ],
+)
 def test_malformed_array_descriptions_are_refused_before_allocation(spec, why):
     start = time.perf_counter()
     with pytest.raises(ProtocolError):
@@ -108,15 +142,18 @@ def test_malformed_array_descriptions_are_refused_before_allocation(spec, why):
     assert time.perf_counter() - start < 5, why  # refused from the header alone
 
 
-@pytest.mark.parametrize("data", [
-    b"XXXX" + bytes(12),
-    struct.pack("<4sIQ", MAGIC, 2**30, 0),
-    struct.pack("<4sIQ", MAGIC, 0, 2**40),
-    frame({"values": {"v": {"t": "ndarray", "a": 3}}, "arrays": []}),
-    frame({"values": {"v": {"t": "pickle", "v": "gASVAAAAAAAAAAAu"}}}),
-    frame({"values": []}),
-    frame({"values": {}})[:-1] + b"",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"XXXX" + bytes(12),
+        struct.pack("<4sIQ", MAGIC, 2**30, 0),
+        struct.pack("<4sIQ", MAGIC, 0, 2**40),
+        frame({"values": {"v": {"t": "ndarray", "a": 3}}, "arrays": []}),
+        frame({"values": {"v": {"t": "pickle", "v": "gASVAAAAAAAAAAAu"}}}),
+        frame({"values": []}),
+        frame({"values": {}})[:-1] + b"",
+    ],
+)
 def test_malformed_frames_are_refused(data):
     with pytest.raises(ProtocolError):
         decode_frame(data)

@@ -1,4 +1,5 @@
 """Start-up imports run without the cyclic collector, which comes back on afterwards."""
+
 import gc
 
 from grader.collector import imports_uncollected

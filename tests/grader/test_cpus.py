@@ -1,5 +1,6 @@
 """A grading thread and its jail take turns, so they run on one CPU (grader.sandbox.cpus); a batch's workers
 each get a CPU of their own. Only where the work runs changes, never what is measured."""
+
 import multiprocessing
 import os
 
@@ -12,11 +13,16 @@ from grader.sandbox.client import Session
 from grader.sandbox.jails import Zygote
 
 TWO_CPUS = pytest.mark.skipif(len(cpus.allowed()) < 2, reason="needs a machine that lets this process use two CPUs")
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import os
 def where():
     return sorted(os.sched_getaffinity(0))
-""")]
+""",
+    )
+]
 
 
 def test_workers_numbered_in_a_pool_get_different_cpus():
@@ -58,7 +64,7 @@ def test_pinned_gives_the_thread_its_cpus_back():
 @pytest.mark.parametrize("position", [0, -1])
 def test_the_jail_runs_on_the_cpu_it_was_given(position):
     target = cpus.allowed()[position]
-    with Zygote(slot=15) as zygote:
+    with Zygote() as zygote:
         session = Session(zygote, CELLS, Limits(call_timeout_s=5, submission_timeout_s=60))
         try:
             with cpus.pinned(target):  # a jail runs where the thread that asked for it may run

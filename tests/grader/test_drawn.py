@@ -1,4 +1,5 @@
 """The store of drawn examples: cases come back bit for bit, or are not stored; grades do not change."""
+
 import json
 import math
 
@@ -15,11 +16,32 @@ from grader.sandbox.inprocess import InProcess
 from .solutions import SOLUTION
 
 CASES = [
-    None, True, 0, -7, 2**70, "text", 0.1, -0.0, math.inf, math.nan, 5e-324,
-    (1, [2, (3,)]), [], (), {"a": 1, (1, 2): [True]}, {2: "x"},
-    np.arange(6, dtype=np.int64).reshape(2, 3), np.zeros((0, 4)), np.array(2.5), np.array([True, False]),
-    np.float32(1.5), np.int16(-3), np.linspace(0, 1, 5, dtype=np.float16),
-    torch.float64, torch.bfloat16, Dims(B=2, T=3, d_in=1, d_h=4, seed=9),
+    None,
+    True,
+    0,
+    -7,
+    2**70,
+    "text",
+    0.1,
+    -0.0,
+    math.inf,
+    math.nan,
+    5e-324,
+    (1, [2, (3,)]),
+    [],
+    (),
+    {"a": 1, (1, 2): [True]},
+    {2: "x"},
+    np.arange(6, dtype=np.int64).reshape(2, 3),
+    np.zeros((0, 4)),
+    np.array(2.5),
+    np.array([True, False]),
+    np.float32(1.5),
+    np.int16(-3),
+    np.linspace(0, 1, 5, dtype=np.float16),
+    torch.float64,
+    torch.bfloat16,
+    Dims(B=2, T=3, d_in=1, d_h=4, seed=9),
 ]
 
 
@@ -29,12 +51,22 @@ def test_every_kind_of_drawn_value_comes_back_identical(case):
     assert drawn.identical(case, back)
 
 
-@pytest.mark.parametrize("a, b", [
-    (1, 1.0), (1, True), ((1,), [1]), (0.0, -0.0), (np.zeros(3), np.zeros(3, dtype=np.float32)),
-    (np.zeros((2, 3)), np.zeros((3, 2))), (np.arange(6.0).reshape(2, 3).T, np.arange(6.0).reshape(2, 3).T.copy()),
-    (np.float64(1), 1.0), ({"a": 1, "b": 2}, {"b": 2, "a": 1}), (torch.float32, torch.float64),
-    (Dims(1, 2, 3, 4, 5), Dims(1, 2, 3, 4, 6)),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (1, 1.0),
+        (1, True),
+        ((1,), [1]),
+        (0.0, -0.0),
+        (np.zeros(3), np.zeros(3, dtype=np.float32)),
+        (np.zeros((2, 3)), np.zeros((3, 2))),
+        (np.arange(6.0).reshape(2, 3).T, np.arange(6.0).reshape(2, 3).T.copy()),
+        (np.float64(1), 1.0),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+        (torch.float32, torch.float64),
+        (Dims(1, 2, 3, 4, 5), Dims(1, 2, 3, 4, 6)),
+    ],
+)
 def test_identical_tells_apart_what_a_student_function_could_tell_apart(a, b):
     assert not drawn.identical(a, b)
 
@@ -45,10 +77,19 @@ def test_values_the_store_does_not_write_are_refused(value):
         drawn.encode(value)
 
 
-@pytest.mark.parametrize("data", [
-    {"dc": "os:PathLike", "f": {}}, {"dc": "grader.errors:UsageError", "f": {}}, {"a": "|O", "s": [1], "b": ""},
-    {"a": "<f8", "s": [3], "b": "AAAA"}, {"dtype": "nn"}, {"zz": 1}, [1, 2], {},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"dc": "os:PathLike", "f": {}},
+        {"dc": "grader.errors:UsageError", "f": {}},
+        {"a": "|O", "s": [1], "b": ""},
+        {"a": "<f8", "s": [3], "b": "AAAA"},
+        {"dtype": "nn"},
+        {"zz": 1},
+        [1, 2],
+        {},
+    ],
+)
 def test_decoding_refuses_what_the_store_never_writes(data):
     with pytest.raises((ValueError, TypeError)):
         drawn.decode(data)
@@ -94,11 +135,14 @@ def _grade_all(student):
     return {(e.id, r.name): r for e in SEQUENCE_MODELS.exercises for r in judge_exercise(e, student).checks}
 
 
-WRONG = SOLUTION + '''
+WRONG = (
+    SOLUTION
+    + """
 def seq2col(seq, filter_size):
     seq = np.asarray(seq)
     return np.stack([seq[i:i + filter_size] for i in range(len(seq) - filter_size)]), seq[1:len(seq) - filter_size + 1]
-'''
+"""
+)
 
 
 def test_grades_from_stored_cases_equal_grades_from_drawn_ones_and_the_store_is_read(tmp_path, monkeypatch):
@@ -134,8 +178,12 @@ def test_a_process_that_replays_stored_cases_on_a_passing_notebook_never_imports
 
     _, solution = released
     env = {**__import__("os").environ, "SEQGRADE_CACHE_DIR": str(tmp_path / "store")}
-    runs = [subprocess.run([sys.executable, "-c", LATER, str(solution)], env=env, capture_output=True, text=True,
-                           check=True).stdout.split("\n", 1) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", LATER, str(solution)], env=env, capture_output=True, text=True, check=True
+        ).stdout.split("\n", 1)
+        for _ in range(2)
+    ]
     assert runs[0][0] == "hypothesis imported: True"  # the first process drew the cases
     assert runs[1][0] == "hypothesis imported: False"
     assert runs[0][1] == runs[1][1]  # and the grades are the same, byte for byte

@@ -1,6 +1,7 @@
 """While one exercise is graded, every other graded function of its assignment is served by the grader
 (declared in ``requires`` or not), so a mistake in a helper costs only the helper's own exercise; the
 failure message mentions a stand-in only when one was called during that check."""
+
 from grader.assignments.registry import get_assignment
 from grader.judge import judge_exercise
 from grader.sandbox.inprocess import InProcess
@@ -11,7 +12,7 @@ ATTENTION = get_assignment("attention")
 FUNCTIONS = [e.id for e in ATTENTION.exercises if e.kind == "function"]
 
 # A block that calls scaled_dot_product_attention itself (not through its declared helpers).
-BLOCK_CALLING_SDPA = '''
+BLOCK_CALLING_SDPA = """
 def transformer_block(x, params, n_heads, causal):
     p = params
     N, D = x.shape[-2], x.shape[-1]
@@ -23,7 +24,7 @@ def transformer_block(x, params, n_heads, causal):
     h = x + torch.cat(heads, dim=-1) @ p["Wo"]
     z = layer_norm(h, p["ln2_gamma"], p["ln2_beta"])
     return h + torch.relu(z @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
-'''
+"""
 
 
 def _judge(code: str, exercise_id: str, others=FUNCTIONS):
@@ -39,14 +40,19 @@ def test_a_wrong_helper_the_exercise_does_not_declare_costs_it_nothing():
     before = _judge(code, "transformer_block", others=())
     assert before.score < before.max_score
     # and the helper itself is still charged, in its own exercise
-    assert _judge(code, "scaled_dot_product_attention").score < ATTENTION.exercise("scaled_dot_product_attention").points
+    assert (
+        _judge(code, "scaled_dot_product_attention").score < ATTENTION.exercise("scaled_dot_product_attention").points
+    )
 
 
 def test_the_stand_in_note_names_only_the_stand_ins_called_in_that_check():
-    wrong_norm = SOLUTION + '''
+    wrong_norm = (
+        SOLUTION
+        + """
 def rms_norm(x, gamma, eps=1e-5):
     return x / torch.sqrt((x ** 2).mean(dim=-1, keepdim=True) + eps) * gamma * 1.5
-'''
+"""
+    )
     result = _judge(wrong_norm, "rms_norm")
     failed = [c for c in result.checks if c.status != "passed"]
     assert failed, "a wrong rms_norm must fail a check"
@@ -57,5 +63,6 @@ def rms_norm(x, gamma, eps=1e-5):
     block = _judge(wrong_block, "transformer_block")
     notes = [c.message for c in block.checks if "stand-in" in c.message]
     assert notes, [c.message[:300] for c in block.checks]
-    assert all("scaled_dot_product_attention" in n and "layer_norm" in n and "multi_head_attention" not in n
-               for n in notes), notes[0]
+    assert all(
+        "scaled_dot_product_attention" in n and "layer_norm" in n and "multi_head_attention" not in n for n in notes
+    ), notes[0]

@@ -2,6 +2,7 @@
 without triton makes of it, and its self-check on a kernel left undone. The checks themselves are shown right
 and wrong by the corpus (tests/corpus/courses/recursive_attention: the kernel_* entries), graded through the
 sandbox by tests/test_courses.py."""
+
 import contextlib
 import importlib.util
 import io
@@ -9,7 +10,8 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.assignments.recursive_attention import flash_kernel
 from grader.assignments.registry import ASSIGNMENTS
@@ -47,8 +49,12 @@ def test_is_a_bonus_judged_only_where_triton_is_installed(monkeypatch):
     result = judge_exercise(EXERCISE, student)
     assert result.bonus and result.score == 0 and len(result.checks) == len(EXERCISE.checks)
     assert {(c.status, c.kind, c.message) for c in result.checks} == {
-        ("failed", "not_judged", "not judged: triton is not installed on the grading machine, so Triton kernels "
-                                 "cannot run here")}
+        (
+            "failed",
+            "not_judged",
+            "not judged: triton is not installed on the grading machine, so Triton kernels cannot run here",
+        )
+    }
     monkeypatch.undo()
     assert (flash_kernel.triton_missing() is None) == HAS_TRITON
 
@@ -69,7 +75,8 @@ def test_the_self_check_of_a_bonus_left_undone_says_so_and_fails_nothing(raised)
     with contextlib.redirect_stdout(out):
         assert _selfcheck().check_flash_forward(namespace["flash_forward"]) is None
     if HAS_TRITON:
-        assert out.getvalue() == ("[skipped] flash_forward (bonus): not attempted (the kernel's body still raises "
-                                  "NotImplementedError)\n")
+        assert out.getvalue() == (
+            "[skipped] flash_forward (bonus): not attempted (the kernel's body still raises NotImplementedError)\n"
+        )
     else:
         assert out.getvalue().startswith("[skipped] flash_forward (bonus): triton is not installed here")

@@ -1,6 +1,7 @@
 """The framed stream between the grader and the jail (grader.jail.framing.Channel): whatever way the bytes
 arrive (several frames in one read, a frame in many pieces), each recv returns exactly the next frame;
 an oversized frame is refused from its prefix, and a silent or closed peer ends the wait."""
+
 import socket
 import threading
 import time
@@ -39,7 +40,7 @@ def test_a_frame_that_arrives_in_pieces_is_returned_whole(pair):
 
     def trickle():
         for k in range(0, len(data), 7):
-            raw.sendall(data[k:k + 7])
+            raw.sendall(data[k : k + 7])
             time.sleep(0.001)
 
     writer = threading.Thread(target=trickle)

@@ -1,4 +1,5 @@
 """Grading whole notebooks: full marks, zero marks, invalid files, odd structure, the CLI, determinism."""
+
 import json
 import os
 import subprocess
@@ -9,6 +10,7 @@ import pytest
 
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.cli import main
+from grader.notebook import grade_id
 
 AUTO_MAX = sum(e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual")
 
@@ -29,15 +31,18 @@ def test_unchanged_release_gets_zero_with_clear_statuses(sandbox_grader, release
     assert "NotImplementedError" in seq2col.message
 
 
-@pytest.mark.parametrize("content, words", [
-    (b"", ["empty"]),
-    (b"   \n", ["empty"]),
-    (b'{"cells": [', ["not valid JSON", "line 1"]),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00", ["binary"]),
-    (b'{"a": 1}', ["not a Jupyter notebook"]),
-    (b'{"cells": [], "metadata": {}, "nbformat": 5, "nbformat_minor": 0}', ["format version 5"]),
-    (b'{"cells": [], "metadata": {}, "nbformat": 2, "nbformat_minor": 0}', ["format version 2"]),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"", ["empty"]),
+        (b"   \n", ["empty"]),
+        (b'{"cells": [', ["not valid JSON", "line 1"]),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00", ["binary"]),
+        (b'{"a": 1}', ["not a Jupyter notebook"]),
+        (b'{"cells": [], "metadata": {}, "nbformat": 5, "nbformat_minor": 0}', ["format version 5"]),
+        (b'{"cells": [], "metadata": {}, "nbformat": 2, "nbformat_minor": 0}', ["format version 2"]),
+    ],
+)
 def test_invalid_notebooks_get_a_result_with_a_reason(sandbox_grader, tmp_path, content, words):
     path = tmp_path / "sequence_models.ipynb"
     path.write_bytes(content)
@@ -68,21 +73,42 @@ def _variant(released, tmp_path, edit, name="sequence_models.ipynb"):
     return path
 
 
-def _code(nb, grade_id):
-    return next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+def _code(nb, gid):
+    return next(c for c in nb.cells if grade_id(c) == gid)
 
 
-@pytest.mark.parametrize("edit", [
-    pytest.param(lambda nb: nb.cells.reverse() or nb.cells.sort(key=lambda c: c.cell_type != "code" or "import numpy" not in c.source), id="reordered"),
-    pytest.param(lambda nb: nb.cells.extend([nbformat.from_dict(c) for c in nb.cells if c.cell_type == "code"]), id="duplicated"),
-    pytest.param(lambda nb: nb.cells.insert(3, nbformat.v4.new_code_cell("x = 1\n%matplotlib inline\n!pip install nothing\nfiles = !ls")), id="inserted-with-magics"),
-    pytest.param(lambda nb: [c.metadata.clear() for c in nb.cells], id="metadata-stripped"),
-    pytest.param(lambda nb: nb.cells.insert(2, nbformat.v4.new_code_cell("raise RuntimeError('oops')")), id="failing-cell"),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(
+            lambda nb: (
+                nb.cells.reverse()
+                or nb.cells.sort(key=lambda c: c.cell_type != "code" or "import numpy" not in c.source)
+            ),
+            id="reordered",
+        ),
+        pytest.param(
+            lambda nb: nb.cells.extend([nbformat.from_dict(c) for c in nb.cells if c.cell_type == "code"]),
+            id="duplicated",
+        ),
+        pytest.param(
+            lambda nb: nb.cells.insert(
+                3, nbformat.v4.new_code_cell("x = 1\n%matplotlib inline\n!pip install nothing\nfiles = !ls")
+            ),
+            id="inserted-with-magics",
+        ),
+        pytest.param(lambda nb: [c.metadata.clear() for c in nb.cells], id="metadata-stripped"),
+        pytest.param(
+            lambda nb: nb.cells.insert(2, nbformat.v4.new_code_cell("raise RuntimeError('oops')")), id="failing-cell"
+        ),
+    ],
+)
 def test_structure_changes_still_grade_fully(sandbox_grader, released, tmp_path, edit):
     result = sandbox_grader.grade(_variant(released, tmp_path, edit))
     assert result.status == "graded"
-    assert result.score == AUTO_MAX, [(c.name, c.message) for e in result.exercises for c in e.checks if c.status != "passed"]
+    assert result.score == AUTO_MAX, [
+        (c.name, c.message) for e in result.exercises for c in e.checks if c.status != "passed"
+    ]
 
 
 def test_code_in_a_markdown_cell_is_not_run(sandbox_grader, released, tmp_path):
@@ -91,6 +117,7 @@ def test_code_in_a_markdown_cell_is_not_run(sandbox_grader, released, tmp_path):
         cell.cell_type = "markdown"
         cell.pop("outputs", None)
         cell.pop("execution_count", None)
+
     result = sandbox_grader.grade(_variant(released, tmp_path, edit))
     assert {c.status for c in result.exercise("causal_mask").checks} == {"missing"}
 
@@ -119,13 +146,16 @@ def test_cli_writes_an_html_feedback_page(released, tmp_path, capsys):
     assert "seq2col" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["grade", "no/such/notebook.ipynb"], "no such file"),
-    (["grade", "pyproject.toml", "--assignment", "nope"], "unknown assignment 'nope'"),
-    (["release", "nope", "--out", "/tmp/x"], "unknown assignment 'nope'"),
-    (["release", "sequence_models", "--out", "/proc/version/x"], "cannot write"),
-    (["grade", "pyproject.toml", "--timeout", "-1"], "positive"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["grade", "no/such/notebook.ipynb"], "no such file"),
+        (["grade", "pyproject.toml", "--assignment", "nope"], "unknown assignment 'nope'"),
+        (["release", "nope", "--out", "/tmp/x"], "unknown assignment 'nope'"),
+        (["release", "sequence_models", "--out", "/proc/version/x"], "cannot write"),
+        (["grade", "pyproject.toml", "--timeout", "-1"], "positive"),
+    ],
+)
 def test_cli_usage_errors_exit_2_with_one_line(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -141,12 +171,27 @@ def test_cli_list_shows_every_exercise(capsys):
 
 def test_grading_is_byte_identical_across_runs(released, tmp_path):
     """Three separate processes grading a partly wrong notebook print the same JSON, byte for byte."""
+
     def edit(nb):
-        _code(nb, "seq2col").source = "def seq2col(seq, filter_size):\n    seq = np.asarray(seq)\n    return np.stack([seq[i:i+filter_size] for i in range(len(seq)-filter_size)]), seq[:-filter_size]"
-        _code(nb, "masked_self_attention").source = "def masked_self_attention(X, Wq, Wk, Wv):\n    return torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1), dim=-1) @ (X @ Wv)"
+        _code(nb, "seq2col").source = (
+            "def seq2col(seq, filter_size):\n    seq = np.asarray(seq)\n"
+            "    return np.stack([seq[i:i+filter_size] for i in range(len(seq)-filter_size)]), seq[:-filter_size]"
+        )
+        _code(nb, "masked_self_attention").source = (
+            "def masked_self_attention(X, Wq, Wk, Wv):\n"
+            "    return torch.softmax((X @ Wq) @ (X @ Wk).transpose(-2, -1), dim=-1) @ (X @ Wv)"
+        )
+
     path = _variant(released, tmp_path, edit)
-    outputs = [subprocess.run([sys.executable, "-m", "grader.cli", "grade", str(path), "--json"], capture_output=True,
-                              check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)]
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-m", "grader.cli", "grade", str(path), "--json"],
+            capture_output=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in (1, 2, 3)
+    ]
     assert outputs[0] == outputs[1] == outputs[2]
     assert 0 < json.loads(outputs[0])["score"] < AUTO_MAX
 
@@ -155,8 +200,11 @@ def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(rel
     """Without namespaces seqgrade refuses with the reason (exit 3) and names the explicit fallback."""
     from grader.sandbox import procfs
 
-    monkeypatch.setattr(procfs, "probe", lambda: {"namespaces": False, "reason": "unshare: Operation not permitted",
-                                                     "root": False, "python": "3.11"})
+    monkeypatch.setattr(
+        procfs,
+        "probe",
+        lambda: {"namespaces": False, "reason": "unshare: Operation not permitted", "root": False, "python": "3.11"},
+    )
     assert main(["grade", str(released[1])]) == 3
     err = capsys.readouterr().err
     assert "Operation not permitted" in err and "--isolation rlimits" in err and len(err.strip().splitlines()) == 1
@@ -165,9 +213,15 @@ def test_missing_kernel_features_are_named_and_weaker_isolation_needs_asking(rel
 
 def test_grading_one_assignment_imports_no_other_assignments_checks():
     """The registry imports an assignment's module (its checks, its references) only when asked for it."""
-    code = ("import sys; from grader.assignments.registry import ASSIGNMENTS, get_assignment; get_assignment('sequence_models'); "
-            "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('grader.assignments.')}), list(ASSIGNMENTS), "
-            "'rnn_lm' in ASSIGNMENTS, 'nope' in ASSIGNMENTS)")
+    code = (
+        "import sys; from grader.assignments.registry import ASSIGNMENTS, get_assignment; "
+        "get_assignment('sequence_models'); "
+        "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('grader.assignments.')}), "
+        "list(ASSIGNMENTS), "
+        "'rnn_lm' in ASSIGNMENTS, 'nope' in ASSIGNMENTS)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert out.strip() == ("['outline', 'registry', 'sequence_models'] "
-                           "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm', 'lm_modules'] True False")
+    assert out.strip() == (
+        "['outline', 'registry', 'sequence_models'] "
+        "['sequence_models', 'attention', 'recursive_attention', 'rnn_lm', 'lm_modules'] True False"
+    )

@@ -1,5 +1,6 @@
 """The in-process backend (nbgrader's hidden test cells, the benchmark's floor) makes each stand-in's stub once
 per process, as the sandbox does: not one autograd Function class per call, which grew without end."""
+
 import pytest
 import torch
 
@@ -8,7 +9,10 @@ from grader.checking.calls import StudentRaised
 from grader.jail import invoke
 from grader.sandbox.inprocess import InProcess
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import torch
 STASH = []
 def two_steps(x, h, Wrec, Win):
@@ -16,13 +20,19 @@ def two_steps(x, h, Wrec, Win):
     return recurrent_unit(x, recurrent_unit(x, h, Wrec, Win), Wrec, Win)
 def later(x, h, Wrec, Win):
     return STASH[0](x, h, Wrec, Win)
-""")]
+""",
+    )
+]
 
 
 def _args(seed: int):
     g = torch.Generator().manual_seed(seed)
-    return [torch.randn(2, 3, generator=g, dtype=torch.float64), torch.randn(2, 4, generator=g, dtype=torch.float64),
-            torch.randn(4, 4, generator=g, dtype=torch.float64), torch.randn(4, 3, generator=g, dtype=torch.float64)]
+    return [
+        torch.randn(2, 3, generator=g, dtype=torch.float64),
+        torch.randn(2, 4, generator=g, dtype=torch.float64),
+        torch.randn(4, 4, generator=g, dtype=torch.float64),
+        torch.randn(4, 3, generator=g, dtype=torch.float64),
+    ]
 
 
 def test_stubs_are_made_once_and_answer_every_call():
@@ -65,11 +75,13 @@ def test_consecutive_calls_naming_other_stand_ins_get_their_own_stubs():
         return ("b", name)
 
     ns = {"f": mine, "g": other, "alias": mine}
-    for specs, ask, stubbed in [({"f": ["x"]}, ask_a, {"f": ("a", "f")}),
-                                ({"f": ["x"]}, ask_a, {"f": ("a", "f")}),  # the stubs of the latest call, reused
-                                ({"f": ["x"], "g": ["x"]}, ask_a, {"f": ("a", "f"), "g": ("a", "g")}),
-                                ({"g": ["x"]}, ask_a, {"g": ("a", "g")}),
-                                ({"g": ["x"]}, ask_b, {"g": ("b", "g")})]:  # another asker: other stubs
+    for specs, ask, stubbed in [
+        ({"f": ["x"]}, ask_a, {"f": ("a", "f")}),
+        ({"f": ["x"]}, ask_a, {"f": ("a", "f")}),  # the stubs of the latest call, reused
+        ({"f": ["x"], "g": ["x"]}, ask_a, {"f": ("a", "f"), "g": ("a", "g")}),
+        ({"g": ["x"]}, ask_a, {"g": ("a", "g")}),
+        ({"g": ["x"]}, ask_b, {"g": ("b", "g")}),
+    ]:  # another asker: other stubs
         with invoke._stand_ins(ns, specs, ask):
             assert {name: ns[name](1) for name in stubbed} == stubbed
             assert ns["alias"](1) == stubbed.get("f", 1)  # an alias of the student's function is swapped with it

@@ -5,6 +5,7 @@ Each test grades the solution with some cells replaced, through the same path as
 the exercises that only *use* a broken helper must not lose. Sandbox-only cases (hangs, cell
 timeouts, the missing helper module, patching the grader's own modules) are in test_integrity_sandbox.py.
 """
+
 import numpy as np
 import pytest
 
@@ -67,9 +68,11 @@ def forward(seqs, Wrec, Win, Wout):
 
 
 def test_decoy_calls_do_not_earn_the_vectorization_point():
-    decoy = ("h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
-             "    for t in range(seqs.shape[1]):\n"
-             "        recurrent_unit(seqs[:, t], h, Wrec, Win)  # T whole-batch calls whose results are thrown away")
+    decoy = (
+        "h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
+        "    for t in range(seqs.shape[1]):\n"
+        "        recurrent_unit(seqs[:, t], h, Wrec, Win)  # T whole-batch calls whose results are thrown away"
+    )
     results, _ = grade(LOOP_OVER_BATCH.replace("{decoy}", decoy))
     vectorized = check(results, "forward", "check_forward_is_vectorized")
     assert vectorized.points == 0 and "recurrent_unit" in vectorized.message
@@ -77,12 +80,14 @@ def test_decoy_calls_do_not_earn_the_vectorization_point():
 
 
 def test_writing_into_the_call_recorder_from_the_notebook_earns_nothing():
-    forge = ("for cell in (getattr(recurrent_unit, '__closure__', None) or ()):  # the recorder behind the unit\n"
-             "        try:\n"
-             "            if isinstance(cell.cell_contents, list):\n"
-             "                cell.cell_contents[:] = [[seqs.shape[0], seqs.shape[2]]] * seqs.shape[1]\n"
-             "        except ValueError:\n"
-             "            pass")
+    forge = (
+        "for cell in (getattr(recurrent_unit, '__closure__', None) or ()):  # the recorder behind the unit\n"
+        "        try:\n"
+        "            if isinstance(cell.cell_contents, list):\n"
+        "                cell.cell_contents[:] = [[seqs.shape[0], seqs.shape[2]]] * seqs.shape[1]\n"
+        "        except ValueError:\n"
+        "            pass"
+    )
     results, _ = grade(LOOP_OVER_BATCH.replace("{decoy}", forge))
     assert check(results, "forward", "check_forward_is_vectorized").points == 0
 
@@ -148,23 +153,30 @@ def test_attention_that_mixes_no_positions_earns_no_causality_point(body):
 
 
 def test_always_raising_value_error_earns_no_rejection_point():
-    results, _ = grade("def seq2col(seq, filter_size):\n    raise ValueError('no')",
-                       "def mha_param_count(d_model, n_heads, bias=True):\n    raise ValueError('no')")
+    results, _ = grade(
+        "def seq2col(seq, filter_size):\n    raise ValueError('no')",
+        "def mha_param_count(d_model, n_heads, bias=True):\n    raise ValueError('no')",
+    )
     assert check(results, "seq2col", "check_seq2col_rejects_bad_filter_size").points == 0
     assert check(results, "mha_param_count", "check_mha_param_count_rejects_indivisible_heads").points == 0
 
 
 # --- one mistake, one charge ---------------------------------------------------------------------
 
+
 def test_a_syntax_error_in_the_unit_costs_only_the_unit():
-    results, reports = grade("def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.relu(h_prev @ Wrec.T + x @ Win.T\n",
-                             base=without("recurrent_unit"))
+    results, reports = grade(
+        "def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.relu(h_prev @ Wrec.T + x @ Win.T\n",
+        base=without("recurrent_unit"),
+    )
     got = {k: e.score for k, e in results.items() if k in FULL}
     assert lost(got) == {"recurrent_unit": (0.0, FULL["recurrent_unit"])}
 
 
 def test_a_transpose_bug_in_the_unit_costs_only_its_values_check():
-    results, _ = grade("def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.relu(h_prev @ Wrec + (Win @ x.T).T)")
+    results, _ = grade(
+        "def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.relu(h_prev @ Wrec + (Win @ x.T).T)"
+    )
     failed = [c.name for c in results["recurrent_unit"].checks if c.status != "passed"]
     assert failed == ["check_recurrent_unit_values"]
     assert "untransposed" in results["recurrent_unit"].checks[0].message  # the hint names the mistake
@@ -176,31 +188,45 @@ def test_a_diagonal_covering_mask_costs_only_causal_mask():
 
 
 def test_a_correct_forward_over_a_float32_unit_keeps_its_points():
-    got = scores("def recurrent_unit(x, h_prev, Wrec, Win):\n"
-                 "    return torch.relu(h_prev.float() @ Wrec.T.float() + x.float() @ Win.T.float())")
+    got = scores(
+        "def recurrent_unit(x, h_prev, Wrec, Win):\n"
+        "    return torch.relu(h_prev.float() @ Wrec.T.float() + x.float() @ Win.T.float())"
+    )
     assert got["forward"] == FULL["forward"]
     assert got["recurrent_unit"] < FULL["recurrent_unit"]
 
 
 # --- correct variants keep their marks -----------------------------------------------------------
 
-@pytest.mark.parametrize("source", [
-    "step = recurrent_unit\ndef forward(seqs, Wrec, Win, Wout):\n    h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
-    "    for t in range(seqs.shape[1]):\n        h = step(seqs[:, t], h, Wrec, Win)\n    return (h @ Wout).flatten()",
-    "def forward(seqs, Wrec, Win, Wout, unit=recurrent_unit):\n    h = seqs.new_zeros(seqs.shape[0], Wrec.shape[0])\n"
-    "    for x in seqs.unbind(1):\n        h = unit(x=x, h_prev=h, Wrec=Wrec, Win=Win)\n    return (h @ Wout).squeeze(-1)",
-    "def recurrent_unit(x, h_prev, Wrec, Win):\n    return torch.relu((Wrec @ h_prev.T + Win @ x.T).T)  # column vectors",
-    "def forward(seqs, Wrec, Win, Wout):\n    h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
-    "    for t in range(seqs.shape[1]):\n        h = recurrent_unit(seqs[:, t, :], h, Wrec, Win)\n    return torch.einsum('bh,ho->bo', h, Wout)[:, 0]",
-])
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "step = recurrent_unit\ndef forward(seqs, Wrec, Win, Wout):\n"
+        "    h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
+        "    for t in range(seqs.shape[1]):\n        h = step(seqs[:, t], h, Wrec, Win)\n"
+        "    return (h @ Wout).flatten()",
+        "def forward(seqs, Wrec, Win, Wout, unit=recurrent_unit):\n"
+        "    h = seqs.new_zeros(seqs.shape[0], Wrec.shape[0])\n"
+        "    for x in seqs.unbind(1):\n        h = unit(x=x, h_prev=h, Wrec=Wrec, Win=Win)\n"
+        "    return (h @ Wout).squeeze(-1)",
+        "def recurrent_unit(x, h_prev, Wrec, Win):\n"
+        "    return torch.relu((Wrec @ h_prev.T + Win @ x.T).T)  # column vectors",
+        "def forward(seqs, Wrec, Win, Wout):\n    h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
+        "    for t in range(seqs.shape[1]):\n        h = recurrent_unit(seqs[:, t, :], h, Wrec, Win)\n"
+        "    return torch.einsum('bh,ho->bo', h, Wout)[:, 0]",
+    ],
+)
 def test_correct_variants_keep_full_marks(source):
     assert lost(scores(source)) == {}
 
 
 def test_a_forward_that_writes_the_unit_out_loses_only_vectorization_and_is_told_to_call_it():
-    inline = ("def forward(seqs, Wrec, Win, Wout):\n    h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
-              "    for t in range(seqs.shape[1]):\n        h = torch.relu(h @ Wrec.T + seqs[:, t] @ Win.T)\n"
-              "    return (h @ Wout)[:, 0]")
+    inline = (
+        "def forward(seqs, Wrec, Win, Wout):\n    h = torch.zeros(seqs.shape[0], Wrec.shape[0], dtype=seqs.dtype)\n"
+        "    for t in range(seqs.shape[1]):\n        h = torch.relu(h @ Wrec.T + seqs[:, t] @ Win.T)\n"
+        "    return (h @ Wout)[:, 0]"
+    )
     results, _ = grade(inline)
     assert results["forward"].score == FULL["forward"] - 1.0
     message = check(results, "forward", "check_forward_is_vectorized").message
@@ -218,17 +244,35 @@ def test_an_infinite_mismatch_is_not_reported_as_error_zero():
     assert "max abs error inf" in message
 
 
-SIGNATURES = {"seq2col": "seq, filter_size", "ar_fit": "seq, filter_size", "recurrent_unit": "x, h_prev, Wrec, Win",
-              "ar_as_recurrent": "w", "forward": "seqs, Wrec, Win, Wout", "causal_mask": "T",
-              "masked_self_attention": "X, Wq, Wk, Wv", "qkv_param_count": "d_model, seq_len",
-              "mha_param_count": "d_model, n_heads, bias=True"}
+SIGNATURES = {
+    "seq2col": "seq, filter_size",
+    "ar_fit": "seq, filter_size",
+    "recurrent_unit": "x, h_prev, Wrec, Win",
+    "ar_as_recurrent": "w",
+    "forward": "seqs, Wrec, Win, Wout",
+    "causal_mask": "T",
+    "masked_self_attention": "X, Wq, Wk, Wv",
+    "qkv_param_count": "d_model, seq_len",
+    "mha_param_count": "d_model, n_heads, bias=True",
+}
 
 
-@pytest.mark.parametrize("body", [
-    "return 'text'", "return {'a': 1}", "return None", "return np.ones(3)", "return torch.full((2, 3), float('nan'))",
-    "return torch.ones(2, 3, dtype=torch.complex64)", "return (torch.ones(2),) * 4", "return [[1, 2], [3]]",
-    "return torch.ones(2, 3, dtype=torch.int64)", "return float('inf')", "return 10**400",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return 'text'",
+        "return {'a': 1}",
+        "return None",
+        "return np.ones(3)",
+        "return torch.full((2, 3), float('nan'))",
+        "return torch.ones(2, 3, dtype=torch.complex64)",
+        "return (torch.ones(2),) * 4",
+        "return [[1, 2], [3]]",
+        "return torch.ones(2, 3, dtype=torch.int64)",
+        "return float('inf')",
+        "return 10**400",
+    ],
+)
 def test_unexpected_results_are_the_students_failure_never_a_crash_or_a_point(body):
     """Every function returns the same odd value: no check may crash (a grader fault) or pay."""
     source = "\n".join(f"def {name}({params}):\n    {body}" for name, params in SIGNATURES.items())

@@ -2,6 +2,7 @@
 
 One zygote serves the whole module (as in a batch). Limits are short so hangs cost seconds.
 """
+
 import os
 import secrets
 import shutil
@@ -15,17 +16,23 @@ import pytest
 from grader.jail.limits import Limits
 from grader.sandbox.client import PROJECT_ROOT, Session, Zygote
 
-from .jail_session import LIMITS, SLOT, run, score, zygote  # noqa: F401 (zygote: a fixture)
+from .jail_session import LIMITS, run, sandbox_uid, score, zygote  # noqa: F401 (zygote: a fixture)
 from .solutions import SOLUTION
 
 
 def test_reference_grader_and_other_files_are_hidden(zygote, tmp_path):
     secret = tmp_path / "other_student.ipynb"
     secret.write_text("secret")
+    hidden = [
+        os.path.join(PROJECT_ROOT, "reference", "answers.py"),
+        os.path.join(PROJECT_ROOT, "grader", "registry.py"),
+        str(secret),
+        "/root/.bashrc",
+    ]
     probe = f"""
 import os
 RESULTS = []
-for path in {[os.path.join(PROJECT_ROOT, 'reference', 'answers.py'), os.path.join(PROJECT_ROOT, 'grader', 'registry.py'), str(secret), '/root/.bashrc']!r}:
+for path in {hidden!r}:
     try:
         RESULTS.append(open(path).read()[:20])
     except OSError as exc:
@@ -48,8 +55,10 @@ except ImportError:
 # Places the jail's root binds from the machine: the jail's own package and the installed packages (a .pth
 # file there would run in every later Python, the grader's too). Read-only mounts keep them; as root the
 # sandbox uid's lack of permission does too, so only the user-namespace path shows the mounts at work.
-PLANTED = [os.path.join(PROJECT_ROOT, "grader", "jail", "seqgrade_pwned.py"),
-           os.path.join(sysconfig.get_path("purelib"), "seqgrade-pwned.pth")]
+PLANTED = [
+    os.path.join(PROJECT_ROOT, "grader", "jail", "seqgrade_pwned.py"),
+    os.path.join(sysconfig.get_path("purelib"), "seqgrade-pwned.pth"),
+]
 
 
 def _remove_planted() -> list[str]:
@@ -60,7 +69,13 @@ def _remove_planted() -> list[str]:
 
 
 def test_writes_outside_the_scratch_directory_fail(zygote, tmp_path):
-    targets = [os.path.join(PROJECT_ROOT, "README.md"), "/etc/seqgrade-pwned", str(tmp_path / "x"), "/var/tmp/x", *PLANTED]
+    targets = [
+        os.path.join(PROJECT_ROOT, "README.md"),
+        "/etc/seqgrade-pwned",
+        str(tmp_path / "x"),
+        "/var/tmp/x",
+        *PLANTED,
+    ]
     probe = f"""
 import os
 RESULTS = []
@@ -129,7 +144,7 @@ def test_the_sandbox_runs_as_an_unprivileged_user(zygote):
     try:
         ids = session.get("IDS")
         if os.geteuid() == 0:
-            assert ids == [60000 + SLOT] * 2
+            assert ids == [sandbox_uid(zygote)] * 2
         assert session.get("CWD") == "/tmp/scratch"
     finally:
         session.close()
@@ -137,17 +152,17 @@ def test_the_sandbox_runs_as_an_unprivileged_user(zygote):
 
 def test_the_unprivileged_user_namespace_path_isolates_too(tmp_path):
     """What a TA's laptop gets (no root): a user namespace with every capability dropped."""
-    with Zygote(slot=SLOT + 1, rootless=True) as z:
+    with Zygote(rootless=True) as z:
         probe = f"""
 import os, socket
 RESULTS = []
-for path in {[os.path.join(PROJECT_ROOT, 'reference', 'answers.py')]!r}:
+for path in {[os.path.join(PROJECT_ROOT, "reference", "answers.py")]!r}:
     try:
         open(path).read()
         RESULTS.append('read')
     except OSError as exc:
         RESULTS.append(type(exc).__name__)
-for path in {[os.path.join(PROJECT_ROOT, 'README.md'), '/etc/pwned', *PLANTED]!r}:
+for path in {[os.path.join(PROJECT_ROOT, "README.md"), "/etc/pwned", *PLANTED]!r}:
     try:
         open(path, 'a').write('x')
         RESULTS.append('wrote')
@@ -182,8 +197,6 @@ except OSError:
         assert left == []
 
 
-
-
 # A notebook that looks for a copy of the course anywhere on the machine: first at the places it was put,
 # then by walking the whole tree (as the notebook of issue 35 did, which ran any reference it found).
 FIND_THE_COURSE = """
@@ -216,8 +229,9 @@ def course_copies(released):
                 made.append(place)
             copy = Path(place, token)
             made.append(str(copy))
-            shutil.copytree(Path(PROJECT_ROOT, "reference"), copy / "reference",
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                Path(PROJECT_ROOT, "reference"), copy / "reference", ignore=shutil.ignore_patterns("__pycache__")
+            )
             shutil.copy(released[1], copy / "solution.ipynb")
             for p in [copy, *copy.rglob("*")]:
                 p.chmod(0o755 if p.is_dir() else 0o644)
@@ -232,7 +246,7 @@ def course_copies(released):
 def test_a_copy_of_the_course_elsewhere_on_the_machine_is_invisible(zygote, course_copies):
     token, paths = course_copies
     probe = FIND_THE_COURSE.format(paths=paths, token=token)
-    with Zygote(slot=SLOT + 2, rootless=True) as rootless:
+    with Zygote(rootless=True) as rootless:
         for z in (zygote, rootless):
             session = Session(z, [(0, probe)], WALK_LIMITS).open()
             try:
@@ -255,7 +269,8 @@ import numpy as np, torch, torch.nn.functional as F
 import selfcheck
 selfcheck.check_everything(globals())
 WORKS = [str(decimal.Decimal(1) / 8), str(fractions.Fraction(3, 6)), statistics.median([3, 1, 2]),
-         sqlite3.connect(':memory:').execute('select 2 + 3').fetchone()[0], round(float(np.linalg.det(np.eye(3) * 2)), 6),
+         sqlite3.connect(':memory:').execute('select 2 + 3').fetchone()[0], \
+round(float(np.linalg.det(np.eye(3) * 2)), 6),
          (torch.ones(2, 3) @ torch.ones(3, 4)).tolist(), F.softmax(torch.zeros(2), dim=-1).tolist(),
          list(torch.broadcast_shapes((2, 1), (1, 3)))]
 """
@@ -295,10 +310,13 @@ def test_the_rlimits_level_says_what_it_cannot_hide(released, monkeypatch, capsy
     """`seqgrade grade` and `seqgrade batch` say in one plain line that --isolation rlimits hides no file."""
     from grader import cli
     from grader.batch import run as batch_run
+    from grader.cli import grade
     from grader.errors import SeqgradeError
     from grader.results import NotebookResult
 
-    monkeypatch.setattr(cli, "_grade_here", lambda args, limits, path: NotebookResult("sequence_models", str(path), "graded"))
+    monkeypatch.setattr(
+        grade, "_grade_here", lambda args, limits, path: NotebookResult("sequence_models", str(path), "graded")
+    )
     for isolation, said in (("namespaces", False), ("rlimits", True)):
         assert cli.main(["grade", str(released[1]), "--no-server", "--json", "--isolation", isolation]) == 0
         err = capsys.readouterr().err
@@ -309,8 +327,21 @@ def test_the_rlimits_level_says_what_it_cannot_hide(released, monkeypatch, capsy
         raise SeqgradeError("stopped before grading")
 
     monkeypatch.setattr(batch_run, "run_batch", refuse)
-    assert cli.main(["batch", str(released[1].parent), "--assignment", "sequence_models", "--out",
-                     str(released[1].parent.parent / "out"), "--isolation", "rlimits"]) == 1
+    assert (
+        cli.main(
+            [
+                "batch",
+                str(released[1].parent),
+                "--assignment",
+                "sequence_models",
+                "--out",
+                str(released[1].parent.parent / "out"),
+                "--isolation",
+                "rlimits",
+            ]
+        )
+        == 1
+    )
     assert "hides no file" in capsys.readouterr().err
 
 
@@ -324,14 +355,25 @@ def test_a_python_whose_packages_hold_seqgrade_gets_no_jail(tmp_path):
 
     python = str(tmp_path / "venv" / "bin" / "python")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
-    packages = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                              check=True, capture_output=True, text=True).stdout.strip()
-    shutil.copytree(Path(PROJECT_ROOT, "grader", "jail"), Path(packages, "grader", "jail"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    packages = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    shutil.copytree(
+        Path(PROJECT_ROOT, "grader", "jail"),
+        Path(packages, "grader", "jail"),
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     shutil.copy(Path(PROJECT_ROOT, "grader", "__init__.py"), Path(packages, "grader", "__init__.py"))
-    said = subprocess.run([python, "-c",
-                           "from grader.jail import filesystem; print(filesystem.plan_root().refused)"],
-                          check=True, capture_output=True, text=True, cwd=tmp_path).stdout
+    said = subprocess.run(
+        [python, "-c", "from grader.jail import filesystem; print(filesystem.plan_root().refused)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout
     assert f"{os.path.realpath(packages)} holds both Python's packages and seqgrade's" in said
     assert "pip install -e" in said
     with pytest.raises(filesystem.JailSetupError, match="holds both"):

@@ -2,6 +2,7 @@
 touched is charged for it, as root (the jail's cgroup) and without root (the user namespace's /proc path),
 while blockwise code keeps well under the allowance. Fails on the commit before the rule, where the
 buffer's pages were resident before the call and so counted for nothing."""
+
 import os
 
 import pytest
@@ -9,16 +10,23 @@ import torch
 
 from grader.assignments.recursive_attention.blockwise import MEMORY_ALLOWANCE
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
 from grader.sandbox.inprocess import InProcess
+from tests.grader.jail_session import open_session
 
 MiB = 2**20
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import math
 import torch
 scores = torch.empty(256, 32768, dtype=torch.float64)  # 64 MiB, allocated and touched by an earlier cell
 scores.fill_(0.0)
-"""), (1, """
+""",
+    ),
+    (
+        1,
+        """
 def prepaid(q, K, V, block_size):  # the whole score matrix, built inside the buffer made beforehand
     torch.matmul(q, K.T, out=scores)
     scores.div_(math.sqrt(q.shape[-1]))
@@ -36,27 +44,26 @@ def blockwise(q, K, V, block_size):  # online softmax: one block of scores at a 
         alpha, p = torch.exp(m - m_new), torch.exp(s - m_new[:, None])
         l, acc, m = l * alpha + p.sum(-1), acc * alpha[:, None] + p @ V[start:start + block_size], m_new
     return acc / l[:, None]
-""")]
+""",
+    ),
+]
 
 
 def _peaks(student):
     g = torch.Generator().manual_seed(0)
     q, K, V = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((256, 4), (32768, 4), (32768, 4)))
-    return {name: student.call(name, [q, K, V, 512], measure_memory=True).peak_bytes / MiB
-            for name in ("blockwise", "prepaid")}
+    return {
+        name: student.call(name, [q, K, V, 512], measure_memory=True).peak_bytes / MiB
+        for name in ("blockwise", "prepaid")
+    }
 
 
 @pytest.mark.parametrize("rootless", [False, True], ids=["root", "user-namespace"])
 def test_filling_a_buffer_made_by_an_earlier_cell_counts_as_held_by_the_call(rootless):
     if not rootless and os.geteuid() != 0:
         pytest.skip("the root path needs root")
-    with Zygote(slot=14, rootless=rootless) as zygote:
-        session = Session(zygote, CELLS, Limits())
-        try:
-            session.open()
-            peaks = _peaks(session)
-        finally:
-            session.close()
+    with open_session(CELLS, Limits(), rootless=rootless) as session:
+        peaks = _peaks(session)
     assert peaks["prepaid"] > MEMORY_ALLOWANCE / MiB, peaks
     assert peaks["blockwise"] < MEMORY_ALLOWANCE / MiB / 2, peaks
 

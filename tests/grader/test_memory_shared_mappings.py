@@ -4,6 +4,7 @@ folder mapped shared, or into the private copies of a file mapping made beforeha
 root (the jail's cgroup) and without root (the user namespace's /proc path), also when the call takes the write
 permission away before it returns. Before, only anonymous private mappings were read, and each of these held
 about 5 MiB."""
+
 import os
 
 import pytest
@@ -11,10 +12,13 @@ import torch
 
 from grader.assignments.recursive_attention.blockwise import MEMORY_ALLOWANCE
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
+from tests.grader.jail_session import open_session
 
 MiB = 2**20
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import ctypes, math, mmap
 import torch
 MiB = 2**20
@@ -63,14 +67,20 @@ def in_shared_files(q, K, V, block_size):
 
 def in_private_copies(q, K, V, block_size):
     return attend(q, K, V, [private])
-""")]
+""",
+    )
+]
 
 
 def _peaks(student):
     g = torch.Generator().manual_seed(0)
     q, K, V = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((256, 4), (32768, 4), (32768, 4)))
-    rows = {"in_shared_memory": 256, "in_shared_memory_then_read_only": 256, "in_shared_files": 180,
-            "in_private_copies": 60}  # rows whose scores fill the buffers: 64, 64, 45 and 15 MiB
+    rows = {
+        "in_shared_memory": 256,
+        "in_shared_memory_then_read_only": 256,
+        "in_shared_files": 180,
+        "in_private_copies": 60,
+    }  # rows whose scores fill the buffers: 64, 64, 45 and 15 MiB
     peaks = {}
     for name, n in rows.items():
         reply = student.call(name, [q[:n], K, V, 512], measure_memory=True)
@@ -84,14 +94,9 @@ def _peaks(student):
 def test_scores_written_into_shared_or_file_mappings_made_earlier_count_as_held_by_the_call(rootless):
     if not rootless and os.geteuid() != 0:
         pytest.skip("the root path needs root")
-    with Zygote(slot=20, rootless=rootless) as zygote:
-        session = Session(zygote, CELLS, Limits())
-        try:
-            session.open()
-            assert [r["status"] for r in session.reports()] == ["ok"], session.reports()
-            peaks = _peaks(session)
-        finally:
-            session.close()
+    with open_session(CELLS, Limits(), rootless=rootless) as session:
+        assert [r["status"] for r in session.reports()] == ["ok"], session.reports()
+        peaks = _peaks(session)
     allowance = MEMORY_ALLOWANCE / MiB
     assert peaks["in_shared_memory"] > allowance, peaks
     assert peaks["in_shared_memory_then_read_only"] > allowance, peaks

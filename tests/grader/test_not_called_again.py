@@ -6,6 +6,7 @@ The student here is the solution run in this process, except that forward "hangs
 what the sandbox raises when it stops a call, and later calls are refused the way the sandbox's session
 refuses them (grader.sandbox.client). The real sandbox gives the same message (tests/corpus/hostile/
 infinite_loop_function.py, graded by tests/test_corpus.py)."""
+
 from grader.assignments.registry import SEQUENCE_MODELS
 from grader.checking.calls import StudentTimeout
 from grader.judge import judge_exercise
@@ -42,6 +43,9 @@ def test_the_check_after_a_hang_names_the_call_that_hung():
     assert said, [c.message for c in result.checks]
     first = said[0]
     assert "in an earlier check" not in first
-    assert f"{STOPPED} (in the grader's first calls of forward, made before its checks, so it was not called again)" in first
+    assert (
+        f"{STOPPED} (in the grader's first calls of forward, made before its checks, so it was not called again)"
+        in first
+    )
     assert "forward(seqs, Wrec, Win, Wout)" in first and "seqs = " in first  # the call that hung, to rerun
     assert "did not return" in result.root_cause

@@ -13,6 +13,7 @@ the next one failed to start 11 and 12 times (idle, and under CpuLoad), and the 
 started. With the zygote's change alone (the worker forked before privileges are dropped) the first test
 still fails: the next jail starts, but forks 0 of its 8 children in some rounds.
 """
+
 import pytest
 
 from grader.checking.calls import StudentAborted, StudentTimeout
@@ -22,7 +23,6 @@ from grader.sandbox.client import Session, Zygote
 from ..corpus.build import load
 from ..corpus.cpuload import CpuLoad
 
-SLOT = 31  # a uid of its own: no other test's jail counts towards its processes
 LIMITS = Limits(call_timeout_s=3, cell_cpu_s=2, cell_timeout_s=10, submission_timeout_s=60)
 ROUNDS = 10
 
@@ -60,7 +60,7 @@ def children():
 
 @pytest.fixture(scope="module")
 def zygote():
-    with Zygote(slot=SLOT) as z:
+    with Zygote() as z:  # a uid of its own (grader.sandbox.slots): no other test's jail counts towards it
         z.wait_ready()
         yield z
 
@@ -73,7 +73,10 @@ def _after_a_full_jail(zygote) -> tuple:
         try:
             session.open()
             seen.append((tuple(r["status"] for r in session.reports()), session.call(ask, []).value if ask else None))
-        except (StudentAborted, Exception) as exc:  # before the fix: StudentCrashed ("ended unexpectedly"), BrokenPipeError
+        except (
+            StudentAborted,
+            Exception,
+        ) as exc:  # before the fix: StudentCrashed ("ended unexpectedly"), BrokenPipeError
             seen.append((type(exc).__name__, str(exc)[:200]))
         finally:
             session.close()
@@ -95,8 +98,12 @@ def test_a_jail_after_one_that_filled_its_uids_process_allowance_runs_the_same_e
 def test_the_jail_built_ahead_starts_beside_one_that_holds_its_uids_process_allowance(zygote):
     """After a restart the next jail is built ahead, while the current one (same uid) holds its whole
     process allowance; when it takes over it runs the cells and answers."""
-    cells = [FILL, "def hang_first():\n    while True:\n        pass\n", "def hang_second():\n    while True:\n        pass\n",
-             "def one():\n    return 1\n"]
+    cells = [
+        FILL,
+        "def hang_first():\n    while True:\n        pass\n",
+        "def hang_second():\n    while True:\n        pass\n",
+        "def one():\n    return 1\n",
+    ]
     session = Session(zygote, list(enumerate(cells)), LIMITS).open()
     try:
         for name in ("hang_first", "hang_second"):  # the second runs in a restarted jail, which builds the spare

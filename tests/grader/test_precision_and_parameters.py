@@ -4,6 +4,7 @@ charged once, like int32 ones; objects are observed: the layout point needs para
 and a module that computes with tensors its state_dict() does not hold is charged once, by the parameters check.
 Each case was reproduced on the commit before these rules (the tests fail there); in-process, and through the
 sandbox for what the object protocol carries."""
+
 import json
 
 import pytest
@@ -28,6 +29,7 @@ def messages(result) -> list[str]:
 
 # --- precision: one charge, every other check judged at float32's precision ------------------------------------
 
+
 def test_a_correct_cell_ending_in_float_loses_only_its_dtypes_check():
     result = judged(LM, "RecurrentCell", source(LM, "cell_ends_in_float"))
     assert failed(result) == ["check_recurrent_cell_dtypes"], [(c.name, c.message[:200]) for c in result.checks]
@@ -50,10 +52,13 @@ def test_a_zero_state_of_the_default_dtype_costs_the_dtypes_check_alone_with_no_
     assert not any("not judged: not judged" in m for m in messages(result)), messages(result)
 
 
-@pytest.mark.parametrize("exercise,entry,shape_check,score", [
-    ("sample_next", "sample_float_ids", "check_sample_next_shape", 6.5),
-    ("generate", "generate_float_ids", "check_generate_shape_and_prefix", 5.5),
-])
+@pytest.mark.parametrize(
+    "exercise,entry,shape_check,score",
+    [
+        ("sample_next", "sample_float_ids", "check_sample_next_shape", 6.5),
+        ("generate", "generate_float_ids", "check_generate_shape_and_prefix", 5.5),
+    ],
+)
 def test_float_token_ids_are_charged_once_like_int32_ones(exercise, entry, shape_check, score):
     result = judged(LM, exercise, source(LM, entry))
     assert failed(result) == [shape_check], [(c.name, c.message[:200]) for c in result.checks]
@@ -80,6 +85,7 @@ def _close(got, want):
         mismatch = compare_arrays(got, want, rtol=1e-6, atol=1e-9)
         if mismatch is not None:
             raise CheckFailed(str(mismatch), kind=mismatch.kind)
+
     return compare
 
 
@@ -114,6 +120,7 @@ def test_a_result_shows_the_precision_it_was_computed_in():
 
 # --- objects are observed --------------------------------------------------------------------------------------
 
+
 def test_a_forged_parameter_listing_earns_no_more_than_the_honest_one():
     forged = judged(LM, "RecurrentCell", source(LM, "cell_forged_state_dict"))
     honest = judged(LM, "RecurrentCell", source(LM, "cell_one_linear_over_concat"))
@@ -125,23 +132,34 @@ def test_a_forged_parameter_listing_earns_no_more_than_the_honest_one():
 def test_layers_in_a_plain_list_are_charged_once_by_the_parameters_check():
     results = [judged(LM, "RNNLanguageModel", source(LM, "lm_plain_list_of_layers")) for _ in range(2)]
     result = results[0]
-    assert failed(result) == ["check_language_model_parameters", "check_language_model_values",
-                              "check_language_model_dtypes"], [(c.name, c.message[:200]) for c in result.checks]
+    assert failed(result) == [
+        "check_language_model_parameters",
+        "check_language_model_values",
+        "check_language_model_dtypes",
+    ], [(c.name, c.message[:200]) for c in result.checks]
     parameters = result.checks[0]
     assert "state_dict() does not hold" in parameters.message and "nn.ModuleList" in parameters.message
     assert [c.kind for c in result.checks if c.status != "passed"][1:] == ["not_judged", "not_judged"]
     # causal and batch-equivariant it is: no message calls it otherwise (it lost 1.5 + 1 as "acausal", "row-mixing")
-    assert set(earned(result)) == {"check_language_model_causality", "check_language_model_batch_equivariance",
-                                   "check_language_model_gradients"}
+    assert set(earned(result)) == {
+        "check_language_model_causality",
+        "check_language_model_batch_equivariance",
+        "check_language_model_gradients",
+    }
     assert results[0] == results[1]  # the layers' own numbers come from the grader's seed: the same grade each run
 
 
 @pytest.fixture(scope="module")
 def objects_notebook(tmp_path_factory):
     """The lm_modules solution with a forged cell listing, layers in a plain list and float ids from sample_next."""
-    nb = replaced(solution_notebook(LM), {"RecurrentCell": source(LM, "cell_forged_state_dict"),
-                                          "RNNLanguageModel": source(LM, "lm_plain_list_of_layers"),
-                                          "sample_next": source(LM, "sample_float_ids")})
+    nb = replaced(
+        solution_notebook(LM),
+        {
+            "RecurrentCell": source(LM, "cell_forged_state_dict"),
+            "RNNLanguageModel": source(LM, "lm_plain_list_of_layers"),
+            "sample_next": source(LM, "sample_float_ids"),
+        },
+    )
     path = tmp_path_factory.mktemp("objects") / "objects.ipynb"
     path.write_text(json.dumps(nb))
     return path

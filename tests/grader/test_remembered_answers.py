@@ -1,6 +1,7 @@
 """The grading process answers a stand-in request it has answered before from memory (grader.sandbox.remembered):
 the same reply bytes, the same record of the call, the same charge to the call's allowance, and only for the very
 stand-in that computed it."""
+
 import time
 from dataclasses import replace
 
@@ -13,19 +14,28 @@ from grader.jail.limits import Limits
 from grader.sandbox import remembered
 from grader.sandbox.client import Session, Zygote
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 def three_steps(x, h, Wrec, Win):
     for _ in range(3):
         h = recurrent_unit(x, h, Wrec, Win)
     return h
-""")]
+""",
+    )
+]
 UNIT = get_assignment("sequence_models").exercise("recurrent_unit").served
 
 
 def _args(seed: int = 0):
     g = torch.Generator().manual_seed(seed)
-    return [torch.randn(2, 3, generator=g, dtype=torch.float64), torch.randn(2, 4, generator=g, dtype=torch.float64),
-            torch.randn(4, 4, generator=g, dtype=torch.float64) / 2, torch.randn(4, 3, generator=g, dtype=torch.float64)]
+    return [
+        torch.randn(2, 3, generator=g, dtype=torch.float64),
+        torch.randn(2, 4, generator=g, dtype=torch.float64),
+        torch.randn(4, 4, generator=g, dtype=torch.float64) / 2,
+        torch.randn(4, 3, generator=g, dtype=torch.float64),
+    ]
 
 
 def counting(stand_in, seconds: float = 0.0):
@@ -38,12 +48,13 @@ def counting(stand_in, seconds: float = 0.0):
         while time.thread_time() < end:
             pass
         return stand_in.fn(*args)
+
     return replace(stand_in, fn=fn), computed
 
 
 @pytest.fixture(scope="module")
 def zygote():
-    with Zygote(slot=23) as z:
+    with Zygote() as z:
         z.wait_ready()
         yield z
 
@@ -100,8 +111,12 @@ def test_a_remembered_answer_is_charged_to_the_call_as_when_it_was_computed(zygo
     assert len(computed) == 3
     # ... and not one of 0.1 s, even though the grader now computes nothing for them.
     with pytest.raises(StudentTimeout):
-        _call(zygote, {"recurrent_unit": slow}, _args(), Limits(call_cpu_s=0.1, warmup_cpu_s=0.001, call_timeout_s=5,
-                                                                submission_timeout_s=60))
+        _call(
+            zygote,
+            {"recurrent_unit": slow},
+            _args(),
+            Limits(call_cpu_s=0.1, warmup_cpu_s=0.001, call_timeout_s=5, submission_timeout_s=60),
+        )
     assert len(computed) == 3
 
 
@@ -118,4 +133,6 @@ def test_only_fixed_functions_and_small_answers_are_kept_and_the_store_is_bounde
     for key in (b"d" * 16, b"e" * 16, b"f" * 16):
         store.keep(key, answer)
     assert len(store) <= 3  # past max_bytes it started again
-    assert not remembered.is_request(b'{"ok":true,"values":{}}') and remembered.is_request(b'{"op":"helper","name":"x"}')
+    assert not remembered.is_request(b'{"ok":true,"values":{}}') and remembered.is_request(
+        b'{"op":"helper","name":"x"}'
+    )

@@ -2,6 +2,7 @@
 can run, or none (issue 36, item 7): an argument the grader built in the student's process (a seeded
 torch.Generator, a grader-served model) is written as the student would write it, or described in words,
 never as the grader's internal objects; and where no call can be shown, the hint asks for none."""
+
 from __future__ import annotations
 
 import torch
@@ -27,8 +28,9 @@ def _failed(result, name):
 
 
 def test_a_sampler_that_raises_is_shown_with_its_parameters_and_a_call_that_runs():
-    message = _failed(judged("lm_modules", "sample_next", RAISES_AT_ZERO),
-                      "check_sample_next_temperature_zero_is_argmax").message
+    message = _failed(
+        judged("lm_modules", "sample_next", RAISES_AT_ZERO), "check_sample_next_temperature_zero_is_argmax"
+    ).message
     assert message.startswith("sample_next(logits, temperature, generator) raised ValueError: no zero")
     assert "  generator = torch.Generator().manual_seed(11)\n" in message
     assert not [word for word in INTERNAL if word in message], message
@@ -67,6 +69,8 @@ def test_made_arguments_are_written_as_the_student_would_write_them():
     assert "Made" not in show(model) and "the grader's own model" in show(model)
     with naming({"sample_next": ("logits", "temperature", "generator")}):
         code = snippet("sample_next", (torch.zeros(1, 2), 1.0, generator))
-        assert code.splitlines()[-2:] == ["generator = torch.Generator().manual_seed(5)",
-                                           "sample_next(logits, temperature, generator)"]
+        assert code.splitlines()[-2:] == [
+            "generator = torch.Generator().manual_seed(5)",
+            "sample_next(logits, temperature, generator)",
+        ]
         assert snippet("sample_next", (torch.zeros(1, 2), 1.0, model)) is None

@@ -4,6 +4,7 @@ No filesystem or network jail, but verdicts stay outside, resource limits and ti
 student process outlives its session. The rootless path is what an ordinary user on such a machine
 gets; as root seqgrade refuses the mode when the sandbox uid could not read Python.
 """
+
 import os
 import shutil
 import tempfile
@@ -43,7 +44,7 @@ DAEMON_PID = int(os.read(r, 32))
 
 @pytest.fixture(scope="module")
 def zygote():
-    z = Zygote(slot=21, rootless=True)
+    z = Zygote(rootless=True)
     z.wait_ready()
     yield z
     z.close()
@@ -58,15 +59,16 @@ def _start_time(pid: int) -> str | None:
 
 
 def test_the_solution_gets_full_marks_in_rlimits_mode(released):
-    with Grader(LIMITS, rootless=True, slot=22) as grader:
+    with Grader(LIMITS, rootless=True) as grader:
         result = grader.grade(released[1])
     assert result.status == "graded"
     assert {e.id: e.score for e in result.exercises if e.id in FULL} == FULL
 
 
 def test_no_student_process_or_file_outlives_its_session(zygote):
-    session = Session(zygote, [(0, DAEMON), (1, "import os\nSCRATCH = os.getcwd()\nopen('notes.txt', 'w').write('x')")],
-                      LIMITS).open()
+    session = Session(
+        zygote, [(0, DAEMON), (1, "import os\nSCRATCH = os.getcwd()\nopen('notes.txt', 'w').write('x')")], LIMITS
+    ).open()
     pid, scratch = session.get("DAEMON_PID"), Path(session.get("SCRATCH"))
     assert (scratch / "notes.txt").exists()
     started = _start_time(pid)

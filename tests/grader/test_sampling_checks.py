@@ -2,11 +2,14 @@
 sampler fails them about as often as their p-value threshold says (never, at 1e-6; and at the looser
 thresholds where failures can be counted, at the rate the threshold states), and every wrong sampler of
 the corpus fails them at every seed (their power)."""
+
 import math
 
 import pytest
 import torch
 
+from grader.assignments.lm_modules import generate_checks as G
+from grader.assignments.lm_modules import sample_next_checks as N
 from grader.assignments.lm_modules import sampling as S
 from reference import lm_modules as ref
 
@@ -14,20 +17,20 @@ SEEDS = range(200)
 
 
 def _draw_rows(sampler, temperature, seed):
-    logits = S.LOGITS.repeat_interleave(S.DRAWS, dim=0)  # exactly what the check draws from
-    return sampler(logits, temperature, torch.Generator().manual_seed(seed)).view(len(S.LOGITS), S.DRAWS)
+    logits = N.LOGITS.repeat_interleave(N.DRAWS, dim=0)  # exactly what the check draws from
+    return sampler(logits, temperature, torch.Generator().manual_seed(seed)).view(len(N.LOGITS), N.DRAWS)
 
 
 def _tests(sampler, temperature, seed):
     draws = _draw_rows(sampler, temperature, seed)
-    probs = torch.softmax(S.LOGITS / temperature, dim=-1)
-    return [(S.counts_of(draws[k], S.LOGITS.shape[1]), probs[k]) for k in range(len(S.LOGITS))]
+    probs = torch.softmax(N.LOGITS / temperature, dim=-1)
+    return [(S.counts_of(draws[k], N.LOGITS.shape[1]), probs[k]) for k in range(len(N.LOGITS))]
 
 
 def _generate_tests(generate, temperature, length, seed):
-    prefix = S._prefix(S.PREFIX_ROWS, length, 3)
-    out = generate(S.served_logits, prefix, 3, temperature, torch.Generator().manual_seed(seed))
-    return [(c, p) for c, p, _, _ in S.generate_tests(out, length, 3, temperature)]
+    prefix = G._prefix(G.PREFIX_ROWS, length, 3)
+    out = generate(G.served_logits, prefix, 3, temperature, torch.Generator().manual_seed(seed))
+    return [(c, p) for c, p, _, _ in G.generate_tests(out, length, 3, temperature)]
 
 
 def _p_values(tests):
@@ -45,8 +48,12 @@ def test_a_correct_sampler_fails_at_the_stated_rate(temperature):
 
 
 def test_a_correct_generate_fails_at_the_stated_rate():
-    p = [v for seed in range(60) for t, length in ((1.0, 1), (0.7, 2))
-         for v in _p_values(_generate_tests(ref.generate, t, length, seed))]
+    p = [
+        v
+        for seed in range(60)
+        for t, length in ((1.0, 1), (0.7, 2))
+        for v in _p_values(_generate_tests(ref.generate, t, length, seed))
+    ]
     assert min(p) > S.ALPHA / 24
     rate = sum(v < 0.05 for v in p) / len(p)
     assert abs(rate - 0.05) < 5 * math.sqrt(0.05 * 0.95 / len(p)), rate
@@ -68,8 +75,16 @@ def _argmax(logits, temperature, generator):
     return logits.argmax(-1)
 
 
-@pytest.mark.parametrize("wrong,temperature", [(_unnormalised, 1.0), (_argmax, 1.0), (_ignores_temperature, 0.5),
-                                               (_ignores_temperature, 2.0), (_temperature_times, 0.5)])
+@pytest.mark.parametrize(
+    "wrong,temperature",
+    [
+        (_unnormalised, 1.0),
+        (_argmax, 1.0),
+        (_ignores_temperature, 0.5),
+        (_ignores_temperature, 2.0),
+        (_temperature_times, 0.5),
+    ],
+)
 def test_every_wrong_sampler_fails_at_every_seed(wrong, temperature):
     for seed in range(20):
         assert S.worst_fit(_tests(wrong, temperature, seed)) is not None, seed
@@ -94,6 +109,7 @@ def _last_token_only(model, prefix, n_new, temperature, generator):
 @pytest.mark.parametrize("wrong", [_first_position, _last_token_only])
 def test_every_wrong_generate_fails_at_every_seed(wrong):
     for seed in range(10):
-        tests = [t for temperature, length in ((1.0, 1), (0.7, 2))
-                 for t in _generate_tests(wrong, temperature, length, seed)]
+        tests = [
+            t for temperature, length in ((1.0, 1), (0.7, 2)) for t in _generate_tests(wrong, temperature, length, seed)
+        ]
         assert S.worst_fit(tests) is not None, seed

@@ -5,6 +5,7 @@ from an equal seed; nothing replays the grader's own stream, so a sampler drawin
 inverse CDF: the corpus's alternatives) keeps its points. Before, a sampler that drew from a private copy of the
 generator's state, or seeded torch's global stream from its initial seed, earned 7/7, and a generate that made
 a new generator at each step 6/6."""
+
 import pytest
 
 from .fair_grading import corpus_source, earned, failed, judged
@@ -31,6 +32,8 @@ def test_a_generate_that_makes_a_new_generator_at_each_step_fails_reproducibilit
     assert "called twice with one generator" in check.message
 
 
-@pytest.mark.parametrize("exercise,alternative", [("sample_next", "sample_gumbel_max"), ("sample_next", "sample_inverse_cdf")])
+@pytest.mark.parametrize(
+    "exercise,alternative", [("sample_next", "sample_gumbel_max"), ("sample_next", "sample_inverse_cdf")]
+)
 def test_samplers_that_draw_in_another_order_keep_their_points(exercise, alternative):
     assert failed(judged("lm_modules", exercise, corpus_source("lm_modules", "alternative", alternative))) == []

@@ -2,6 +2,7 @@
 
 One zygote serves the whole module (as in a batch). Limits are short so hangs cost seconds.
 """
+
 import os
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from grader.checking.calls import StudentTimeout
 from grader.jail.limits import Limits
 from grader.sandbox.client import Session
 
-from .jail_session import LIMITS, SLOT, run, sandbox_processes, score, zygote  # noqa: F401 (zygote: a fixture)
+from .jail_session import LIMITS, run, sandbox_processes, score, zygote  # noqa: F401 (zygote: a fixture)
 from .solutions import SOLUTION
 
 WRONG_SEQ2COL = """
@@ -40,12 +41,16 @@ def test_student_code_runs_with_the_garbage_collector_on(zygote):
         session.close()
 
 
-@pytest.mark.parametrize("attack", [
-    "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\nimport torch\ntorch.allclose = lambda *a, **k: True",
-    "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda x: 0",
-    "print('{\"status\": \"graded\", \"score\": 27}')\nimport sys\nsys.stdout.write('SQG\\x01' + '\\x00' * 12)",
-    "import torch.testing\ntorch.testing.assert_close = lambda *a, **k: None",
-])
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
+        "import torch\ntorch.allclose = lambda *a, **k: True",
+        "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda x: 0",
+        "print('{\"status\": \"graded\", \"score\": 27}')\nimport sys\nsys.stdout.write('SQG\\x01' + '\\x00' * 12)",
+        "import torch.testing\ntorch.testing.assert_close = lambda *a, **k: None",
+    ],
+)
 def test_patching_comparisons_in_the_student_process_changes_nothing(zygote, attack):
     session = run(zygote, SOLUTION, WRONG_SEQ2COL, attack)
     try:
@@ -83,15 +88,18 @@ def test_ipython_input_transformer_cannot_rewrite_later_cells(zygote):
         session.close()
 
 
-@pytest.mark.parametrize("cell, status", [
-    ("import sys\nsys.exit(0)", "error"),
-    ("import os\nos._exit(0)", "error"),
-    ("while True:\n    pass", "timeout"),
-    ("import time\ntime.sleep(10**6)", "timeout"),
-    # its parent is the jail's init, which ignores signals from inside; killpg(0) kills only the cell's own process
-    ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)", "error"),
-    ("def f(n):\n    return f(n + 1)\nf(0)", "error"),
-])
+@pytest.mark.parametrize(
+    "cell, status",
+    [
+        ("import sys\nsys.exit(0)", "error"),
+        ("import os\nos._exit(0)", "error"),
+        ("while True:\n    pass", "timeout"),
+        ("import time\ntime.sleep(10**6)", "timeout"),
+        # its parent is the jail's init, which ignores signals from inside; killpg(0) kills only the cell's own process
+        ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.killpg(0, signal.SIGKILL)", "error"),
+        ("def f(n):\n    return f(n + 1)\nf(0)", "error"),
+    ],
+)
 def test_a_cell_that_exits_hangs_or_kills_is_recorded_and_later_cells_still_run(zygote, cell, status):
     start = time.monotonic()
     session = run(zygote, cell, SOLUTION)
@@ -103,7 +111,7 @@ def test_a_cell_that_exits_hangs_or_kills_is_recorded_and_later_cells_still_run(
     assert time.monotonic() - start < 20
     assert zygote.proc.poll() is None  # the zygote survived
     time.sleep(0.2)
-    assert sandbox_processes() == []
+    assert sandbox_processes(zygote) == []
 
 
 def test_a_function_that_hangs_costs_one_timeout_and_only_its_own_points(zygote):
@@ -211,7 +219,7 @@ def test_restarts_after_hangs_use_a_jail_built_ahead_and_closing_leaves_nothing(
     finally:
         session.close()
     time.sleep(0.3)
-    assert sandbox_processes() == []
+    assert sandbox_processes(zygote) == []
 
 
 def test_memory_bomb_is_stopped(zygote):
@@ -234,7 +242,7 @@ def test_fork_bomb_is_contained(zygote):
     finally:
         session.close()
     time.sleep(0.5)
-    assert sandbox_processes() == []
+    assert sandbox_processes(zygote) == []
 
 
 def test_threads_left_running_die_with_the_session(zygote):
@@ -242,12 +250,15 @@ def test_threads_left_running_die_with_the_session(zygote):
     session = run(zygote, code, SOLUTION)
     session.close()
     time.sleep(0.3)
-    assert sandbox_processes() == []
+    assert sandbox_processes(zygote) == []
 
 
 def test_threads_left_running_do_not_slow_later_calls(zygote):
     """Busy threads from a cell are gone before the checks start, so timing cannot depend on them."""
-    spin = "import threading\ndef spin():\n    while True:\n        pass\nfor _ in range(4):\n    threading.Thread(target=spin).start()"
+    spin = (
+        "import threading\ndef spin():\n    while True:\n        pass\n"
+        "for _ in range(4):\n    threading.Thread(target=spin).start()"
+    )
     session = run(zygote, spin, SOLUTION + "\nimport threading\nTHREADS = lambda: threading.active_count()")
     try:
         assert session.call("THREADS", []).value == 1

@@ -1,5 +1,6 @@
 """Work the grader does on arguments the student chose (stand-in replies, large messages) is bounded before
 it starts and charged to the call that asked for it (grader.checking.allowance); exceeding it is that call's failure."""
+
 import time
 from dataclasses import replace
 
@@ -10,10 +11,13 @@ from grader.assignments.registry import get_assignment
 from grader.checking.allowance import MIN_ELEMENTS, CallAllowance
 from grader.checking.calls import StudentOverspent, StudentTimeout
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
 from grader.sandbox.inprocess import InProcess
+from tests.grader.jail_session import open_session
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import torch
 def huge_partial(q, K, V, block_size):
     big = torch.ones(12000, q.shape[-1], dtype=q.dtype)
@@ -40,7 +44,9 @@ def catches_the_refusal(q, K, V, block_size):
     except BaseException:
         pass
     return attention_partial(q, K, V)[1]
-""")]
+""",
+    )
+]
 
 
 def _declared(assignment: str, name: str):
@@ -70,29 +76,28 @@ class Recording:
 
 def burning(inner, seconds):
     """``inner`` made slow: each reply burns ``seconds`` of the grader's CPU (not sleep: CPU time)."""
+
     def fn(*args):
         end = time.thread_time() + seconds
         while time.thread_time() < end:
             pass
         return inner.fn(*args)
+
     return replace(inner, fn=fn)
 
 
 @pytest.fixture(scope="module")
 def session():
-    with Zygote(slot=14) as zygote:
-        s = Session(zygote, CELLS, Limits(call_timeout_s=5, submission_timeout_s=120))
-        try:
-            yield s.open()
-        finally:
-            s.close()
+    with open_session(CELLS, Limits(call_timeout_s=5, submission_timeout_s=120)) as s:
+        yield s
 
 
 def test_the_allowance_is_relative_to_the_graded_call():
     small = CallAllowance.for_call(_qkv(8) + [2], cpu_s=0.1)
     assert small.max_elements == MIN_ELEMENTS
     large = CallAllowance.for_call(_qkv(4096, 64) + [64], cpu_s=2.0)
-    # attention over the call's own 4096 x 4096 scores fits (a naive answer is judged, on memory), 12000 x 12000 does not
+    # attention over the call's own 4096 x 4096 scores fits (a naive answer is judged, on memory),
+    # 12000 x 12000 does not
     cost = PARTIALS["attention_partial"].cost
     assert large.refusal("attention_partial", *cost(_qkv(4096, 64))) is None
     assert large.refusal("attention_partial", *cost([torch.ones(12000, 64)] * 3))
@@ -133,8 +138,11 @@ def test_honest_stand_in_use_is_served_whole_matrix_and_blockwise(session):
 def test_a_request_for_too_much_work_is_refused(session):
     E, W = torch.randn(5, 3, dtype=torch.float64), torch.randn(3, 3, dtype=torch.float64)
     with pytest.raises(StudentOverspent) as caught:
-        session.call("long_tokens", [torch.tensor([1, 2, 3]), E, W, W, torch.zeros(3, dtype=torch.float64)],
-                     stand_ins={"rnn_lm_states": _declared("rnn_lm", "rnn_lm_states")})
+        session.call(
+            "long_tokens",
+            [torch.tensor([1, 2, 3]), E, W, W, torch.zeros(3, dtype=torch.float64)],
+            stand_ins={"rnn_lm_states": _declared("rnn_lm", "rnn_lm_states")},
+        )
     assert "operations" in caught.value.message and "CPU budget" in caught.value.message
 
 

@@ -2,16 +2,20 @@
 builds on is the student's own class with the course's layout imposed and the grader's forward, so the
 attributes, helper methods and parameter-free children the student's other code reads are there, while the
 computation, the parameters and their gradients stay the grader's. Through the sandbox and in-process."""
+
 import pytest
 import torch
 
 from grader.checking.calls import StandInClass
 from grader.checking.standins import StandIn
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
 from grader.sandbox.inprocess import InProcess
+from tests.grader.jail_session import open_session
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import torch
 from torch import nn
 forward_calls = []
@@ -64,15 +68,20 @@ class UnwrittenLayer(FusedLayer):
     def __init__(self, i, h):
         nn.Module.__init__(self)
         self.cell = Unwritten(i, h)
-""")]
+""",
+    )
+]
 
 
 def step(x, h, W1, b1, W2, b2):
     return torch.relu(x @ W1.T + b1 + h @ W2.T + b2)
 
 
-SPEC = {"init": ["i", "h"], "forward": ["x", "h_prev"],
-        "linears": [["input_to_hidden", "i", "h"], ["hidden_to_hidden", "h", "h"]]}
+SPEC = {
+    "init": ["i", "h"],
+    "forward": ["x", "h_prev"],
+    "linears": [["input_to_hidden", "i", "h"], ["hidden_to_hidden", "h", "h"]],
+}
 NAMES = ["hidden_to_hidden.bias", "hidden_to_hidden.weight", "input_to_hidden.bias", "input_to_hidden.weight"]
 
 
@@ -85,12 +94,8 @@ def student(request):
     if request.param == "in-process":
         yield InProcess.from_cells(CELLS)[0]
         return
-    with Zygote(slot=16) as zygote:
-        session = Session(zygote, CELLS, Limits())
-        try:
-            yield session.open()
-        finally:
-            session.close()
+    with open_session(CELLS, Limits()) as session:
+        yield session
 
 
 def _run(student, layer: str, cell: str):
@@ -102,10 +107,13 @@ def _run(student, layer: str, cell: str):
     weights = {k: torch.randn(v.shape, dtype=torch.float64, generator=g) for k, v in state.items()}
     student.load(layer, handle, weights)
     xs, h = torch.randn(2, 5, 3, dtype=torch.float64, generator=g), torch.randn(2, 4, dtype=torch.float64, generator=g)
-    reply = student.call_method(layer, handle, [xs, h], grad_params=True,
-                                cotangent=torch.ones(2, 5, 4, dtype=torch.float64))
-    W = [weights[f"cell.{k}"] for k in ("input_to_hidden.weight", "input_to_hidden.bias",
-                                         "hidden_to_hidden.weight", "hidden_to_hidden.bias")]
+    reply = student.call_method(
+        layer, handle, [xs, h], grad_params=True, cotangent=torch.ones(2, 5, 4, dtype=torch.float64)
+    )
+    W = [
+        weights[f"cell.{k}"]
+        for k in ("input_to_hidden.weight", "input_to_hidden.bias", "hidden_to_hidden.weight", "hidden_to_hidden.bias")
+    ]
     states, state_t = [], h
     for t in range(5):
         state_t = step(xs[:, t], state_t, *W)

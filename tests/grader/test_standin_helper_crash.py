@@ -2,15 +2,19 @@
 cause one charge): the class built on it is constructed again with the helper laid out by the grader alone, and
 keeps that layout for the rest of the submission. A class whose own ``__init__`` ends the process is still
 charged. Through the sandbox (in-process, ``os._exit`` would end the test itself)."""
+
 import pytest
 import torch
 
 from grader.checking.calls import StudentCrashed, StudentTimeout
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
+from tests.grader.jail_session import open_session
 from tests.grader.test_standin_classes import stand_in, step
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import os
 import torch
 from torch import nn
@@ -43,17 +47,15 @@ class ExitsItself(nn.Module):
         super().__init__()
         self.cell = Fine(i, h)
         os._exit(3)
-""")]
+""",
+    )
+]
 
 
 @pytest.fixture()
 def session():
-    with Zygote(slot=18) as zygote:
-        opened = Session(zygote, CELLS, Limits()).open()
-        try:
-            yield opened
-        finally:
-            opened.close()
+    with open_session(CELLS, Limits()) as opened:
+        yield opened
 
 
 def _forward(session, layer: str, handle: str):
@@ -61,8 +63,10 @@ def _forward(session, layer: str, handle: str):
     xs, h = torch.randn(2, 3, 3, dtype=torch.float64, generator=g), torch.randn(2, 4, dtype=torch.float64, generator=g)
     session.call_method(layer, handle, [], method="double")
     state = session.state(layer, handle)
-    W = [state[f"cell.{k}"] for k in ("input_to_hidden.weight", "input_to_hidden.bias",
-                                       "hidden_to_hidden.weight", "hidden_to_hidden.bias")]
+    W = [
+        state[f"cell.{k}"]
+        for k in ("input_to_hidden.weight", "input_to_hidden.bias", "hidden_to_hidden.weight", "hidden_to_hidden.bias")
+    ]
     want, state_t = [], h
     for t in range(3):
         want.append(state_t := step(xs[:, t], state_t, *W))

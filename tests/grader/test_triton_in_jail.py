@@ -1,6 +1,7 @@
 """Student Triton kernels run in the jail: a kernel a cell defines can be read by ``triton.jit`` (the cell's
 text is where ``inspect`` finds it, as in IPython) and runs in Triton's interpreter on the CPU tensors the
 grader sends, the jail's environment asking for the interpreter before the student's ``import triton``."""
+
 import importlib.util
 import inspect
 
@@ -11,7 +12,7 @@ from grader.jail import execute
 
 from .jail_session import run, zygote  # noqa: F401  (the fixture)
 
-KERNEL = '''
+KERNEL = """
 import triton
 import triton.language as tl
 
@@ -27,7 +28,7 @@ def scaled(x, factor):
     y = torch.empty_like(x)
     scale_kernel[(triton.cdiv(x.numel(), 16),)](x, y, x.numel(), factor, BLOCK=16)
     return y
-'''
+"""
 
 
 def test_a_function_defined_in_a_cell_has_readable_source():

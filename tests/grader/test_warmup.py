@@ -1,14 +1,18 @@
 """One-time work never fails correct code (grader.sandbox.warmup): a first call that loads code from disk
 may run past its CPU budget once and is then judged on a second, warm call; code that only computes
 gets no such allowance, and a function that stays slow once warm is still charged."""
+
 import pytest
 import torch
 
 from grader.checking.calls import StudentTimeout
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
+from tests.grader.jail_session import open_session
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import os, sys, torch
 # Modules loaded on first use, as torch loads sympy: 200 KB of source each; `lazy_heavy` also computes for
 # 0.3 s of CPU when imported (three times a call's budget), the way a library builds its tables once.
@@ -43,17 +47,15 @@ def slow_every_time(x):
     return x * 2
 def how_many_calls(x):
     return torch.tensor(float(len(calls)))
-""")]
+""",
+    )
+]
 
 
 @pytest.fixture
 def session():
-    with Zygote(slot=15) as zygote:
-        s = Session(zygote, CELLS, Limits(call_timeout_s=5, submission_timeout_s=120))
-        try:
-            yield s.open()
-        finally:
-            s.close()
+    with open_session(CELLS, Limits(call_timeout_s=5, submission_timeout_s=120)) as s:
+        yield s
 
 
 def test_a_first_call_that_loads_code_is_judged_warm(session):

@@ -2,14 +2,18 @@
 each method of its objects get one stretch each for one-time work (grader.sandbox.warmup), with the same
 bounds as a function's. Before, the allowance was keyed by the class's name, and its construction spent it:
 a forward whose first call imports a module timed out while the same import in __init__ passed."""
+
 import pytest
 import torch
 
 from grader.checking.calls import StudentTimeout
 from grader.jail.limits import Limits
-from grader.sandbox.client import Session, Zygote
+from tests.grader.jail_session import open_session
 
-CELLS = [(0, """
+CELLS = [
+    (
+        0,
+        """
 import os, sys, torch
 from torch import nn
 # Modules loaded on first use: 200 KB of source each; importing `lazy_forward` or `lazy_init` also computes for
@@ -37,17 +41,15 @@ class SpinsAfterLoading(nn.Module):
             pass
 def how_many_forward_calls():
     return torch.tensor(float(len(forward_calls)))
-""")]
+""",
+    )
+]
 
 
 @pytest.fixture
 def session():
-    with Zygote(slot=19) as zygote:
-        s = Session(zygote, CELLS, Limits(call_timeout_s=5, submission_timeout_s=120))
-        try:
-            yield s.open()
-        finally:
-            s.close()
+    with open_session(CELLS, Limits(call_timeout_s=5, submission_timeout_s=120)) as s:
+        yield s
 
 
 def test_a_method_gets_its_own_first_call_allowance_after_the_construction(session):
@@ -69,7 +71,12 @@ def test_the_stretch_of_a_method_is_bounded_as_a_functions(session):
 def test_each_callable_has_a_key_of_its_own():
     from grader.sandbox.warmup import callable_key
 
-    keys = {callable_key("f"), callable_key("Cell", "construct", "Cell#1"), callable_key("Cell", "call", "Cell#1", "forward"),
-            callable_key("Cell", "call", "Cell#1"), callable_key("Cell", "call", "Cell#1", "double")}
+    keys = {
+        callable_key("f"),
+        callable_key("Cell", "construct", "Cell#1"),
+        callable_key("Cell", "call", "Cell#1", "forward"),
+        callable_key("Cell", "call", "Cell#1"),
+        callable_key("Cell", "call", "Cell#1", "double"),
+    }
     assert len(keys) == 5
     assert callable_key("Cell", "call", "Cell#1", "forward") == callable_key("Cell", "call", "Cell#2", "forward")

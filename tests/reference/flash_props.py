@@ -3,11 +3,12 @@
 Every tensor a helper makes (a cotangent, a mask, an empty partial) is made on the inputs' device: the
 same helpers run on CPU tensors, in Triton's interpreter and on a GPU. test_flash checks this on a CPU by
 running them with 'meta' as the default device."""
+
 import math
 
 import torch
 
-from reference.flash import empty_partial, merge_partials, partial_attention
+from reference.flash import empty_partial, partial_attention
 
 
 def naive(q, k, v, causal, scale=None):
@@ -47,7 +48,12 @@ def assert_flash_rule(attn, q, k, v, causal, grads=True):
         g_low = torch.autograd.grad(low, low_leaves, cot.to(low.dtype))
         floors = gradient_floors(q, k, v, cot, causal)
         for name, a, b, c in zip("qkv", g, g_ref, g_low):
-            assert max_err(a, b) <= 2 * max_err(c, b) + floors[name], (f"grad {name}", max_err(a, b), max_err(c, b), floors[name])
+            assert max_err(a, b) <= 2 * max_err(c, b) + floors[name], (
+                f"grad {name}",
+                max_err(a, b),
+                max_err(c, b),
+                floors[name],
+            )
 
 
 def gradient_floors(q, k, v, cot, causal) -> dict:
@@ -62,7 +68,7 @@ def gradient_floors(q, k, v, cot, causal) -> dict:
     pass as exp(s - lse), whose relative error grows with |s| (s and lse are each rounded before the
     exp), and that error enters every gradient through P. Derived from the inputs of each case, not
     tuned to a failure."""
-    d, u = q.shape[-1], 2.0 ** -24  # fp32 accumulation in every path
+    d, u = q.shape[-1], 2.0**-24  # fp32 accumulation in every path
     scale = 1 / math.sqrt(d)
     s = (q.double() @ k.double().transpose(-2, -1)) * scale
     if causal:
@@ -72,9 +78,11 @@ def gradient_floors(q, k, v, cot, causal) -> dict:
     smax = s[torch.isfinite(s)].abs().max().item() if torch.isfinite(s).any() else 0.0
     rel_p = 4 * u * (1 + 2 * smax)  # P recomputed as exp(s - lse): s and lse each rounded, then exp
     per_score = 2 * dO * vmax * (d * u + rel_p)
-    return {"q": per_score * k.double().abs().max().item() * scale,
-            "k": per_score * q.double().abs().max().item() * scale * col,
-            "v": (u + rel_p) * col * dO}
+    return {
+        "q": per_score * k.double().abs().max().item() * scale,
+        "k": per_score * q.double().abs().max().item() * scale * col,
+        "v": (u + rel_p) * col * dO,
+    }
 
 
 def assert_causal(attn, q, k, v, j):
@@ -120,10 +128,16 @@ def assert_merge_laws(merge, scores, v, cuts):
         right = merge(p, right)
     assert close(left, (full_lse, full_out)), "merging left to right differs from full attention"
     assert close(right, (full_lse, full_out)), "merging right to left differs from full attention"
-    assert close(merge(identity, parts[0]), parts[0]) and close(merge(parts[0], identity), parts[0]), "empty state is not an identity"
+    assert close(merge(identity, parts[0]), parts[0]) and close(merge(parts[0], identity), parts[0]), (
+        "empty state is not an identity"
+    )
     both_empty = merge(identity, identity)
-    assert not torch.isnan(both_empty[1]).any() and torch.isinf(both_empty[0]).all(), "merging two empty states made NaN"
+    assert not torch.isnan(both_empty[1]).any() and torch.isinf(both_empty[0]).all(), (
+        "merging two empty states made NaN"
+    )
     if len(parts) >= 2:
         assert close(merge(parts[0], parts[1]), merge(parts[1], parts[0])), "merge is not commutative"
     if len(parts) >= 3:
-        assert close(merge(merge(parts[0], parts[1]), parts[2]), merge(parts[0], merge(parts[1], parts[2]))), "merge is not associative"
+        assert close(merge(merge(parts[0], parts[1]), parts[2]), merge(parts[0], merge(parts[1], parts[2]))), (
+            "merge is not associative"
+        )

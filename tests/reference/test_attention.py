@@ -1,11 +1,13 @@
 """causal_mask, masked_self_attention and parameter counts against numpy, SDPA and torch.nn modules."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference import answers, causal_mask, masked_self_attention, mha_param_count, qkv_param_count
 
@@ -25,8 +27,13 @@ def test_causal_mask_rejects_bad_lengths(T, exc):
 
 
 @given(
-    B=st.integers(1, 3), T=st.integers(1, 9), d=st.integers(1, 8), d_k=st.integers(1, 8), d_v=st.integers(1, 8),
-    seed=st.integers(0, 2**16), batched=st.booleans(),
+    B=st.integers(1, 3),
+    T=st.integers(1, 9),
+    d=st.integers(1, 8),
+    d_k=st.integers(1, 8),
+    d_v=st.integers(1, 8),
+    seed=st.integers(0, 2**16),
+    batched=st.booleans(),
 )
 def test_masked_self_attention_matches_sdpa_in_fp64(B, T, d, d_k, d_v, seed, batched):
     gen = torch.Generator().manual_seed(seed)
@@ -43,7 +50,10 @@ def test_masked_self_attention_matches_sdpa_in_fp64(B, T, d, d_k, d_v, seed, bat
 
 def test_masked_self_attention_gradients_match_sdpa():
     gen = torch.Generator().manual_seed(0)
-    X, Wq, Wk, Wv = (torch.randn(*s, generator=gen, dtype=torch.float64, requires_grad=True) for s in [(2, 5, 4), (4, 3), (4, 3), (4, 2)])
+    X, Wq, Wk, Wv = (
+        torch.randn(*s, generator=gen, dtype=torch.float64, requires_grad=True)
+        for s in [(2, 5, 4), (4, 3), (4, 3), (4, 2)]
+    )
     got = masked_self_attention(X, Wq, Wk, Wv)
     want = F.scaled_dot_product_attention(X @ Wq, X @ Wk, X @ Wv, is_causal=True)
     for a, b in zip(torch.autograd.grad(got.sum(), (X, Wq, Wk, Wv)), torch.autograd.grad(want.sum(), (X, Wq, Wk, Wv))):
@@ -94,8 +104,10 @@ def test_answer_key_causal_mask_choice_is_the_matrix_causal_mask_builds():
     q, k, v = (torch.randn(T, 3, generator=gen, dtype=torch.float64) for _ in range(3))
     causal = []
     for name, mask in candidates.items():
+
         def attend(keys, values):
             return torch.softmax(q @ keys.T / math.sqrt(3) + torch.from_numpy(mask), dim=-1) @ values
+
         k_late, v_first = k.clone(), v.clone()
         k_late[-1] += 5.0
         v_first[0] += 5.0
@@ -111,8 +123,10 @@ def test_answer_key_plain_self_attention_is_not_causal():
     gen = torch.Generator().manual_seed(2)
     X = torch.randn(4, 3, generator=gen, dtype=torch.float64)
     W = torch.randn(3, 3, generator=gen, dtype=torch.float64)
+
     def attend(inp):
         return F.scaled_dot_product_attention(inp @ W, inp @ W, inp @ W)
+
     X2 = X.clone()
     X2[-1] += 1.0
     leaks = not torch.equal(attend(X)[0], attend(X2)[0])

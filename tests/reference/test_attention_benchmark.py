@@ -1,5 +1,6 @@
 """benchmarks/attention.py on the CPU path: the table with its ratios, the plot, the back ends a CPU lacks skipped
 with a reason, and a wrong kernel failing its correctness check (exit status 1, not timed)."""
+
 import importlib.util
 from pathlib import Path
 

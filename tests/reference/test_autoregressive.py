@@ -1,7 +1,9 @@
 """seq2col and ar_fit against numpy oracles (sliding_window_view, lstsq)."""
+
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.lib.stride_tricks import sliding_window_view
 

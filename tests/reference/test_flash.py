@@ -1,9 +1,11 @@
 """Fused attention: merge laws, the tiled path and the Triton kernels (interpreter on CPU, compiled on CUDA)."""
+
 import os
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference.flash import dispatch, flash_attention, merge_partials
 
@@ -18,6 +20,7 @@ DEVICE = "cuda" if CUDA else "cpu"
 def attn(backend):
     def run(q, k, v, causal):
         return flash_attention(q, k, v, causal=causal, return_lse=True, backend=backend)
+
     return run
 
 
@@ -29,8 +32,13 @@ def qkv(seed, B, H, N_q, N_k, d, dtype, device="cpu", scale=1.0):
 
 # --- the merge rule ------------------------------------------------------------------------------------
 
-@given(st.integers(0, 2**16), st.integers(1, 24), st.lists(st.integers(0, 24), max_size=5),
-       st.sampled_from([1.0, 30.0, 1e4]))
+
+@given(
+    st.integers(0, 2**16),
+    st.integers(1, 24),
+    st.lists(st.integers(0, 24), max_size=5),
+    st.sampled_from([1.0, 30.0, 1e4]),
+)
 def test_merge_laws_hold_for_any_partition(seed, n_k, cuts, spread):
     g = torch.Generator().manual_seed(seed)
     scores = torch.randn(3, 2, n_k, generator=g, dtype=torch.float64) * spread  # scores up to ~1e4
@@ -59,8 +67,14 @@ def test_merge_rejects_mismatched_partials():
 
 # --- the tiled path (any N; also at sizes spanning several blocks) ----------------------------------------
 
-@given(seed=st.integers(0, 2**16), N=st.integers(1, 600), d=st.sampled_from([8, 16, 64]),
-       dtype=st.sampled_from([torch.float32, torch.float16]), causal=st.booleans())
+
+@given(
+    seed=st.integers(0, 2**16),
+    N=st.integers(1, 600),
+    d=st.sampled_from([8, 16, 64]),
+    dtype=st.sampled_from([torch.float32, torch.float16]),
+    causal=st.booleans(),
+)
 def test_tiled_path_meets_the_flash_rule(seed, N, d, dtype, causal):
     q, k, v = qkv(seed, 1, 2, N, N, d, dtype)
     P.assert_flash_rule(attn("tiled"), q, k, v, causal, grads=N <= 300)
@@ -82,7 +96,9 @@ def test_tiled_path_is_causal(seed, N, data):
 def test_tiled_path_is_permutation_equivariant(seed, N):
     q, k, v = qkv(seed, 1, 2, N, N, 16, torch.float64)
     g = torch.Generator().manual_seed(seed)
-    P.assert_permutation_equivariant(attn("tiled"), q, k, v, torch.randperm(N, generator=g), torch.randperm(N, generator=g))
+    P.assert_permutation_equivariant(
+        attn("tiled"), q, k, v, torch.randperm(N, generator=g), torch.randperm(N, generator=g)
+    )
 
 
 def test_causality_property_catches_a_mask_off_by_one():
@@ -90,6 +106,7 @@ def test_causality_property_catches_a_mask_off_by_one():
         s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
         future = torch.ones(s.shape[-2:], dtype=torch.bool, device=s.device).triu(2)
         return torch.softmax(s.masked_fill(future, float("-inf")), -1) @ v, None
+
     q, k, v = qkv(0, 1, 1, 8, 8, 16, torch.float32)
     with pytest.raises(AssertionError, match="before position"):
         P.assert_causal(leaky, q, k, v, 4)
@@ -98,10 +115,10 @@ def test_causality_property_catches_a_mask_off_by_one():
 def test_flash_rule_catches_a_wrong_scale():
     def wrong(q, k, v, causal):
         return flash_attention(q, k, v, causal=causal, scale=1 / q.shape[-1], return_lse=True, backend="tiled")
+
     q, k, v = qkv(1, 1, 1, 20, 20, 16, torch.float32)
     with pytest.raises(AssertionError):
         P.assert_flash_rule(wrong, q, k, v, False)
-
 
 
 # --- the helpers make every tensor on the inputs' device ----------------------------------------------
@@ -109,6 +126,7 @@ def test_flash_rule_catches_a_wrong_scale():
 # "invalid gradient at index 0 - expected device cuda:0 but got cpu". A CPU has no second device, but with
 # 'meta' as the default device the same mistake puts the tensor on 'meta', and the first operation mixing it
 # with the CPU inputs raises the same way.
+
 
 @pytest.mark.parametrize("backend", ["tiled", "triton"])
 def test_property_helpers_make_every_tensor_on_the_inputs_device(backend):
@@ -150,12 +168,19 @@ def kernel_test(test):
     test = NEEDS_TRITON(test)
     return pytest.mark.cuda(test) if CUDA else test
 
+
 INTERPRETER = settings(max_examples=15)  # each example runs the kernels in Triton's (slow) interpreter
+
 
 @kernel_test
 @INTERPRETER
-@given(seed=st.integers(0, 2**16), N=st.integers(1, 160), d=st.sampled_from([16, 24, 64]),
-       dtype=st.sampled_from([torch.float32, torch.float16]), causal=st.booleans())
+@given(
+    seed=st.integers(0, 2**16),
+    N=st.integers(1, 160),
+    d=st.sampled_from([16, 24, 64]),
+    dtype=st.sampled_from([torch.float32, torch.float16]),
+    causal=st.booleans(),
+)
 def test_triton_kernels_meet_the_flash_rule(seed, N, d, dtype, causal):
     q, k, v = qkv(seed, 1, 2, N, N, d, dtype, DEVICE)
     P.assert_flash_rule(attn("triton"), q, k, v, causal)
@@ -183,7 +208,9 @@ def test_triton_kernels_are_causal(seed, N, data):
 def test_triton_kernels_are_permutation_equivariant(seed, N):
     q, k, v = qkv(seed, 1, 1, N, N, 16, torch.float32, DEVICE)
     g = torch.Generator().manual_seed(seed)
-    P.assert_permutation_equivariant(attn("triton"), q, k, v, torch.randperm(N, generator=g), torch.randperm(N, generator=g))
+    P.assert_permutation_equivariant(
+        attn("triton"), q, k, v, torch.randperm(N, generator=g), torch.randperm(N, generator=g)
+    )
 
 
 @kernel_test
@@ -205,15 +232,22 @@ def test_triton_bf16_on_gpu(causal):
 
 # --- bad input ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make, words", [
-    (lambda: (torch.zeros(2, 3, 4), torch.zeros(2, 3, 4), torch.zeros(2, 3, 4)), "(B, H, N, d)"),
-    (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 4, 16), torch.zeros(1, 1, 4, 16)), "head dim"),
-    (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 5, 8), torch.zeros(1, 1, 4, 8)), "number of keys"),
-    (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 4, 8, dtype=torch.float64), torch.zeros(1, 1, 4, 8)), "dtype"),
-    (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(2, 1, 4, 8), torch.zeros(2, 1, 4, 8)), "(B, H)"),
-    (lambda: (torch.zeros(1, 1, 4, 8, dtype=torch.int64),) * 3, "not supported"),
-    (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 0, 8), torch.zeros(1, 1, 0, 8)), "at least one key"),
-])
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: (torch.zeros(2, 3, 4), torch.zeros(2, 3, 4), torch.zeros(2, 3, 4)), "(B, H, N, d)"),
+        (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 4, 16), torch.zeros(1, 1, 4, 16)), "head dim"),
+        (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 5, 8), torch.zeros(1, 1, 4, 8)), "number of keys"),
+        (
+            lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 4, 8, dtype=torch.float64), torch.zeros(1, 1, 4, 8)),
+            "dtype",
+        ),
+        (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(2, 1, 4, 8), torch.zeros(2, 1, 4, 8)), "(B, H)"),
+        (lambda: (torch.zeros(1, 1, 4, 8, dtype=torch.int64),) * 3, "not supported"),
+        (lambda: (torch.zeros(1, 1, 4, 8), torch.zeros(1, 1, 0, 8), torch.zeros(1, 1, 0, 8)), "at least one key"),
+    ],
+)
 def test_bad_inputs_raise_value_errors_naming_the_problem(make, words):
     with pytest.raises(ValueError) as info:
         flash_attention(*make())
@@ -231,8 +265,14 @@ def test_causal_needs_equal_lengths_and_triton_needs_supported_head_dims():
         flash_attention(q, k, v, scale=-1.0)
 
 
-@given(seed=st.integers(0, 2**16), N_q=st.integers(1, 40), N_k=st.integers(1, 40), bq=st.integers(1, 9), bk=st.integers(1, 9),
-       causal=st.booleans())
+@given(
+    seed=st.integers(0, 2**16),
+    N_q=st.integers(1, 40),
+    N_k=st.integers(1, 40),
+    bq=st.integers(1, 9),
+    bk=st.integers(1, 9),
+    causal=st.booleans(),
+)
 def test_tiled_path_is_exact_for_any_tile_sizes(seed, N_q, N_k, bq, bk, causal):
     """Many small tiles (ragged last tiles, diagonal tiles) give fp64 attention, values and gradients."""
     from reference.flash.tiled import tiled_backward, tiled_forward
@@ -252,8 +292,12 @@ def test_tiled_path_is_exact_for_any_tile_sizes(seed, N_q, N_k, bq, bk, causal):
 
 def test_permutation_property_catches_position_dependent_attention():
     def positional(q, k, v, causal):  # adds a bias that depends on each key's position
-        s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + torch.arange(k.shape[-2], dtype=q.dtype, device=q.device) * 0.1
+        s = (
+            q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+            + torch.arange(k.shape[-2], dtype=q.dtype, device=q.device) * 0.1
+        )
         return torch.softmax(s, -1) @ v, None
+
     q, k, v = qkv(2, 1, 1, 6, 6, 16, torch.float64)
     with pytest.raises(AssertionError, match="permuting keys"):
         P.assert_permutation_equivariant(positional, q, k, v, torch.arange(6), torch.arange(6).flip(0))

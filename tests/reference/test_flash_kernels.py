@@ -1,6 +1,7 @@
 """The Triton kernels' tuning: every GPU block shape computes the right thing (run here in Triton's interpreter,
 with the blocks forced), the configurations keep the invariants the kernels assume, and importing the kernels
 touches no GPU driver."""
+
 import itertools
 import os
 import subprocess
@@ -27,6 +28,7 @@ def kernel_test(test):
 
 def _configs():
     from reference.flash.triton_tuning import CONFIGS
+
     return CONFIGS
 
 
@@ -34,8 +36,12 @@ def _block_triples():
     """(forward, dK/dV, dQ) block shapes: every shape of every GPU family appears in at least one triple."""
     if dispatch.triton_unavailable():
         return []
-    shapes = {stage: sorted({c[:2] for fam in ("sm90", "sm80", "fp32") for configs in _configs()[fam][stage].values()
-                             for c in configs}) for stage in ("fwd", "dkdv", "dq")}
+    shapes = {
+        stage: sorted(
+            {c[:2] for fam in ("sm90", "sm80", "fp32") for configs in _configs()[fam][stage].values() for c in configs}
+        )
+        for stage in ("fwd", "dkdv", "dq")
+    }
     longest = max(len(s) for s in shapes.values())
     return [tuple(shapes[s][i % len(shapes[s])] for s in ("fwd", "dkdv", "dq")) for i in range(longest)]
 
@@ -46,6 +52,7 @@ class _Forced(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, causal, blocks):
         from reference.flash.triton_kernels import triton_forward
+
         out, lse = triton_forward(q, k, v, q.shape[-1] ** -0.5, causal, blocks=blocks[0])
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.causal, ctx.blocks = causal, blocks
@@ -54,6 +61,7 @@ class _Forced(torch.autograd.Function):
     @staticmethod
     def backward(ctx, d_out, d_lse):
         from reference.flash.triton_kernels import triton_backward
+
         q, k, v, out, lse = ctx.saved_tensors
         grads = triton_backward(q, k, v, out, lse, d_out, q.shape[-1] ** -0.5, ctx.causal, d_lse, blocks=ctx.blocks[1:])
         return (*grads, None, None)
@@ -93,13 +101,13 @@ def test_configurations_keep_the_kernels_invariants():
 
 @NEEDS_TRITON
 def test_families_and_pruning():
-    from reference.flash import triton_kernels as K
+    from reference.flash import triton_fwd as F
     from reference.flash import triton_tuning as T
 
     q = torch.zeros(1, 1, 4, 16)
     assert T.family(q, interpreted=False) == "interpreter"  # a CPU tensor never reads a GPU's capability
     T._TUNERS.pop(("_fwd_kernel", "sm90"), None)
-    tuner = T._tuned(K._fwd_kernel, "fwd", "sm90")
+    tuner = T._tuned(F._fwd_kernel, "fwd", "sm90")
     small, large = (T.CONFIGS["sm90"]["fwd"][c] for c in (64, 128))
     shapes = lambda cs: [(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.num_warps, c.num_stages) for c in cs]  # noqa: E731
     assert shapes(T._prune(tuner.configs, {"TUNE_N": 4096}, BLOCK_D=64)) == small
@@ -114,11 +122,19 @@ def test_families_and_pruning():
 def test_the_kernels_import_and_run_untuned_without_touching_a_gpu_driver():
     """Without TRITON_INTERPRET and without a GPU, importing the kernels must work (triton.runtime.driver.active
     raises on such a machine): the architecture is read at the first call, never at import."""
-    code = ("import reference.flash.triton_kernels as K, reference.flash.triton_tuning as T\n"
-            "print('imported', sorted(T._TUNERS))\n")
+    code = (
+        "import reference.flash.triton_kernels as K, reference.flash.triton_tuning as T\n"
+        "print('imported', sorted(T._TUNERS))\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
-                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "imported []" in result.stdout
 
@@ -127,7 +143,8 @@ def test_the_kernels_import_and_run_untuned_without_touching_a_gpu_driver():
 def test_the_interpreter_runs_through_the_autotuner_with_one_config():
     """The dispatcher's path in the interpreter goes through triton.autotune with a single config, so nothing
     is timed and no driver is asked for."""
-    from reference.flash import flash_attention, triton_tuning as T
+    from reference.flash import flash_attention
+    from reference.flash import triton_tuning as T
 
     if DEVICE == "cuda":
         pytest.skip("on a GPU the autotuner times its configs")

@@ -6,11 +6,13 @@ model's known conditional distributions.
 Every statistical test below rejects when its p-value is below ALPHA = 1e-6: for a correct sampler the
 p-value is (close to) uniform, so a test fails falsely with probability about 1e-6 over the seeds. The seeds
 are fixed, so the suite is deterministic; the same tests reject the wrong samplers shown beside them."""
+
 import math
 
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from torch import nn
 
 from reference import lm_modules as lm
@@ -42,13 +44,14 @@ def test_chi_square_p_value_matches_closed_forms():
     # k = 2 degrees of freedom: P(chi2 > x) = exp(-x / 2); k = 1: erfc(sqrt(x / 2)).
     f64 = dict(dtype=torch.float64)
     counts, probs = torch.tensor([60.0, 20.0, 20.0], **f64), torch.tensor([0.5, 0.25, 0.25], **f64)
-    chi2 = (10**2 / 50 + 5**2 / 25 + 5**2 / 25)
+    chi2 = 10**2 / 50 + 5**2 / 25 + 5**2 / 25
     assert math.isclose(chi_square_p(counts, probs), math.exp(-chi2 / 2), rel_tol=1e-12)
     counts, probs = torch.tensor([30.0, 70.0], **f64), torch.tensor([0.4, 0.6], **f64)
     assert math.isclose(chi_square_p(counts, probs), math.erfc(math.sqrt((100 / 40 + 100 / 60) / 2)), rel_tol=1e-12)
 
 
 # --- the modules against torch.nn.RNNCell / torch.nn.RNN -------------------------------------------------
+
 
 def randomize_(module: nn.Module, seed: int) -> nn.Module:
     gen = torch.Generator().manual_seed(seed)
@@ -61,8 +64,12 @@ def randomize_(module: nn.Module, seed: int) -> nn.Module:
 @given(seed=seeds, B=sizes, D=sizes, H=sizes)
 def test_recurrent_cell_matches_nn_rnn_cell(seed, B, D, H):
     cell = randomize_(lm.RecurrentCell(D, H).double(), seed)
-    assert [n for n, _ in cell.named_parameters()] == ["input_to_hidden.weight", "input_to_hidden.bias",
-                                                       "hidden_to_hidden.weight", "hidden_to_hidden.bias"]
+    assert [n for n, _ in cell.named_parameters()] == [
+        "input_to_hidden.weight",
+        "input_to_hidden.bias",
+        "hidden_to_hidden.weight",
+        "hidden_to_hidden.bias",
+    ]
     oracle = nn.RNNCell(D, H, nonlinearity="relu", dtype=torch.float64)
     with torch.no_grad():
         oracle.weight_ih.copy_(cell.input_to_hidden.weight)
@@ -78,8 +85,13 @@ def test_recurrent_cell_matches_nn_rnn_cell(seed, B, D, H):
 
 
 def layer_oracle(layer: lm.RNNLayer, dtype=torch.float64) -> nn.RNN:
-    rnn = nn.RNN(layer.cell.input_to_hidden.in_features, layer.cell.hidden_to_hidden.out_features,
-                 nonlinearity="relu", batch_first=True, dtype=dtype)
+    rnn = nn.RNN(
+        layer.cell.input_to_hidden.in_features,
+        layer.cell.hidden_to_hidden.out_features,
+        nonlinearity="relu",
+        batch_first=True,
+        dtype=dtype,
+    )
     with torch.no_grad():
         rnn.weight_ih_l0.copy_(layer.cell.input_to_hidden.weight)
         rnn.bias_ih_l0.copy_(layer.cell.input_to_hidden.bias)
@@ -155,8 +167,10 @@ def test_language_model_gradients_match_the_oracle():
     embedding, rnn, head = parts
     torch_order = [embedding.weight]
     for l in range(len(model.layers)):  # the cell's order: input_to_hidden (weight, bias), hidden_to_hidden (...)
-        torch_order += [getattr(rnn, f"{kind}_{side}_l{l}") for side, kind in
-                        (("ih", "weight"), ("ih", "bias"), ("hh", "weight"), ("hh", "bias"))]
+        torch_order += [
+            getattr(rnn, f"{kind}_{side}_l{l}")
+            for side, kind in (("ih", "weight"), ("ih", "bias"), ("hh", "weight"), ("hh", "bias"))
+        ]
     want = torch.autograd.grad((oracle(tokens) * cotangent).sum(), [*torch_order, head.weight, head.bias])
     names = [n for n, _ in model.named_parameters()]
     assert len(got) == len(want) == len(names)
@@ -275,10 +289,13 @@ def toy_model(tokens: torch.Tensor) -> torch.Tensor:
 
 
 def joint_two_steps(prefix_row: torch.Tensor, temperature: float) -> torch.Tensor:
-    """p(w1, w2 | prefix) = p(w1 | prefix) p(w2 | prefix, w1) under the toy model: ``(V * V,)`` with index w1 * V + w2."""
+    """p(w1, w2 | prefix) = p(w1 | prefix) p(w2 | prefix, w1) under the toy model: ``(V * V,)`` with index
+    w1 * V + w2."""
     p1 = torch.softmax(toy_model(prefix_row[None])[0, -1] / temperature, -1)  # (V,)
-    rows = [p1[w1] * torch.softmax(toy_model(torch.cat([prefix_row, torch.tensor([w1])])[None])[0, -1] / temperature, -1)
-            for w1 in range(V_TOY)]
+    rows = [
+        p1[w1] * torch.softmax(toy_model(torch.cat([prefix_row, torch.tensor([w1])])[None])[0, -1] / temperature, -1)
+        for w1 in range(V_TOY)
+    ]
     return torch.cat(rows)  # (V * V,)
 
 
@@ -347,6 +364,7 @@ def test_generate_with_the_language_model():
 
 
 # --- answers and bad arguments ---------------------------------------------------------------------------
+
 
 def test_temperature_effect_key_holds_numerically():
     entropy = lambda p: float(-(p * p.log()).sum())  # noqa: E731

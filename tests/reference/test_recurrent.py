@@ -1,8 +1,10 @@
 """recurrent_unit, forward and ar_as_recurrent against torch.nn.RNN and an AR convolution."""
+
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import reference.recurrent as recurrent_module
 from reference import ar_as_recurrent, forward, recurrent_unit
@@ -104,10 +106,7 @@ def test_forward_rejects_bad_shapes(shapes):
         forward(*[torch.zeros(s) for s in shapes])
 
 
-@given(
-    w=st.lists(st.floats(-3, 3), min_size=1, max_size=6),
-    x=st.lists(st.floats(-3, 3), min_size=1, max_size=12),
-)
+@given(w=st.lists(st.floats(-3, 3), min_size=1, max_size=6), x=st.lists(st.floats(-3, 3), min_size=1, max_size=12))
 def test_ar_as_recurrent_reproduces_the_ar_model(w, x):
     Wrec, win, wout = ar_as_recurrent(np.array(w))
     h = torch.zeros(Wrec.shape[0], dtype=torch.float64)
@@ -132,7 +131,7 @@ def test_ar_fit_weights_feed_ar_as_recurrent():
     for t, value in enumerate(seq[:-1]):
         h = Wrec @ h + win * value
         if t >= s - 1:  # a whole window seq[t-s+1 .. t] has been read
-            np.testing.assert_allclose(float(wout @ h) + w[-1], seq[t - s + 1:t + 1] @ w[:-1] + w[-1], rtol=1e-12)
+            np.testing.assert_allclose(float(wout @ h) + w[-1], seq[t - s + 1 : t + 1] @ w[:-1] + w[-1], rtol=1e-12)
 
 
 def test_ar_as_recurrent_rejects_an_empty_model():

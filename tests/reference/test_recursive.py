@@ -1,11 +1,13 @@
 """The recursive_attention reference against independent computations: float64 softmax attention written
 out, torch's scaled_dot_product_attention, and an HBM count made by walking the algorithms' loops."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference import recursive as ref
 
@@ -37,7 +39,9 @@ def test_attention_partial_of_no_keys_is_the_empty_state():
     assert s.shape == (3,) and bool((s == -math.inf).all()) and v.shape == (3, 4) and not v.any()
 
 
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=5).filter(sum), st.integers(0, 3), st.integers(0, 999), st.data())
+@given(
+    st.lists(st.integers(0, 4), min_size=1, max_size=5).filter(sum), st.integers(0, 3), st.integers(0, 999), st.data()
+)
 def test_any_partition_merged_in_any_order_is_full_attention(sizes, Nq, seed, data):
     d, dv = 3, 2
     q = _randn(seed, *((Nq, d) if Nq else (d,)))
@@ -46,7 +50,7 @@ def test_any_partition_merged_in_any_order_is_full_attention(sizes, Nq, seed, da
     states = [ref.attention_partial(q, K[a:b], V[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     while len(states) > 1:
         i = data.draw(st.integers(0, len(states) - 2))
-        states[i:i + 2] = [ref.merge(states[i], states[i + 1])]
+        states[i : i + 2] = [ref.merge(states[i], states[i + 1])]
     want = ref.full_attention(q if Nq else q[None], K, V)
     got = states[0][1] if Nq else states[0][1][None]
     assert torch.allclose(got, want, rtol=1e-10, atol=1e-12)
@@ -62,8 +66,13 @@ def test_merge_is_stable_for_huge_and_distant_scores():
     assert float(s) == -math.inf and float(v) == 0.0
 
 
-@given(st.integers(0, 4), st.integers(1, 40), st.integers(1, 9), st.sampled_from([torch.float32, torch.float64]),
-       st.integers(0, 999))
+@given(
+    st.integers(0, 4),
+    st.integers(1, 40),
+    st.integers(1, 9),
+    st.sampled_from([torch.float32, torch.float64]),
+    st.integers(0, 999),
+)
 def test_online_softmax_matches_torch_sdpa(Nq, Nk, block, dtype, seed):
     q = _randn(seed, *((Nq, 4) if Nq else (4,)), dtype=dtype)
     K, V = _randn(seed + 1, Nk, 4, dtype=dtype), _randn(seed + 2, Nk, 3, dtype=dtype)
@@ -78,7 +87,9 @@ def test_tiled_attention_matches_torch_sdpa_and_its_lse(Nq, Nk, block_q, block_k
     Nk = Nq if causal else Nk
     Q, K, V = _randn(seed, Nq, 8), _randn(seed + 1, Nk, 8), _randn(seed + 2, Nk, 5)
     O, lse = ref.tiled_attention(Q, K, V, block_q, block_k, causal)
-    assert torch.allclose(O, torch.nn.functional.scaled_dot_product_attention(Q, K, V, is_causal=causal), rtol=1e-10, atol=1e-12)
+    assert torch.allclose(
+        O, torch.nn.functional.scaled_dot_product_attention(Q, K, V, is_causal=causal), rtol=1e-10, atol=1e-12
+    )
     scores = Q @ K.T / math.sqrt(8)
     if causal:
         scores = scores.masked_fill(torch.ones(Nq, Nk, dtype=torch.bool).triu(1), -math.inf)

@@ -1,5 +1,6 @@
 """reference.rnn_lm against independent oracles: torch.nn.LSTMCell, nn.RNN + F.cross_entropy, F.conv1d,
 nn.LSTM's parameter count, collections.Counter and the definitions written out as loops."""
+
 import math
 from collections import Counter
 
@@ -7,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference import rnn_lm
 
@@ -46,8 +48,9 @@ def test_lstm_cell_gradients_match_torch():
     w_ih, w_hh, b_ih, b_hh = rnn_lm.lstm_weights_to_torch(W, b, 4)
     want = torch._VF.lstm_cell(x, (h, c), w_ih, w_hh, b_ih, b_hh)
     leaves = (x, h, c, W, b)
-    for a, e in zip(torch.autograd.grad(sum(o.sum() for o in got), leaves),
-                    torch.autograd.grad(sum(o.sum() for o in want), leaves)):
+    for a, e in zip(
+        torch.autograd.grad(sum(o.sum() for o in got), leaves), torch.autograd.grad(sum(o.sum() for o in want), leaves)
+    ):
         torch.testing.assert_close(a, e)
 
 
@@ -61,8 +64,15 @@ def test_lstm_forget_one_input_zero_keeps_the_cell():
 def lm_inputs(seed, T, V, D, H):
     gen = torch.Generator().manual_seed(seed)
     tokens = torch.randint(0, V, (T,), generator=gen)
-    return [tokens, randn(gen, V, D), randn(gen, D, H), randn(gen, H, H) / 2, randn(gen, H), randn(gen, H, V),
-            randn(gen, V)]
+    return [
+        tokens,
+        randn(gen, V, D),
+        randn(gen, D, H),
+        randn(gen, H, H) / 2,
+        randn(gen, H),
+        randn(gen, H, V),
+        randn(gen, V),
+    ]
 
 
 @given(seed=seeds, T=st.integers(2, 8), V=st.integers(2, 6), D=st.integers(1, 4), H=st.integers(1, 5))
@@ -90,8 +100,17 @@ def test_rnn_lm_loss_gradients_match_nn_rnn():
     got = torch.autograd.grad(rnn_lm.rnn_lm_loss(tokens, *weights), weights)
     E, W_xh, W_hh, b_h, W_hy, b_y = weights
     rnn = torch.nn.RNN(3, 3, nonlinearity="tanh", bias=False, dtype=torch.float64)
-    states, _ = torch._VF.rnn_tanh(E[tokens][:, None], torch.zeros(1, 1, 3, dtype=torch.float64),
-                                   [W_xh.T, W_hh.T, b_h, torch.zeros_like(b_h)], True, 1, 0.0, False, False, False)
+    states, _ = torch._VF.rnn_tanh(
+        E[tokens][:, None],
+        torch.zeros(1, 1, 3, dtype=torch.float64),
+        [W_xh.T, W_hh.T, b_h, torch.zeros_like(b_h)],
+        True,
+        1,
+        0.0,
+        False,
+        False,
+        False,
+    )
     want = torch.autograd.grad(F.cross_entropy(states[:-1, 0] @ W_hy + b_y, tokens[1:], reduction="sum"), weights)
     del rnn
     for a, e in zip(got, want):
@@ -114,7 +133,7 @@ words = st.lists(st.sampled_from(["cows", "eat", "corn", "grass", "hay", "if", "
 
 @given(tokens=words, n=st.integers(1, 4))
 def test_ngram_probs_match_counter(tokens, n):
-    grams = Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    grams = Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
     contexts = Counter()
     for gram, k in grams.items():
         contexts[gram[:-1]] += k
@@ -137,7 +156,10 @@ def test_ngram_probs_lecture_example():
     assert got == pytest.approx({"corn": 4 / 11, "grass": 3 / 11, "hay": 2 / 11, "if": 1 / 11, "which": 1 / 11})
 
 
-@given(tokens=st.lists(st.sampled_from("abcd"), min_size=1, max_size=12), train=st.lists(st.sampled_from("abcd"), min_size=2, max_size=30))
+@given(
+    tokens=st.lists(st.sampled_from("abcd"), min_size=1, max_size=12),
+    train=st.lists(st.sampled_from("abcd"), min_size=2, max_size=30),
+)
 def test_sequence_log_prob_is_the_chain_rule_product(tokens, train):
     probs = rnn_lm.ngram_probs(train, 2)
     p = 1.0

@@ -1,10 +1,12 @@
 """reference.transformer against torch: SDPA, nn.MultiheadAttention, F.layer_norm, nn.TransformerEncoderLayer."""
+
 import math
 
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference import transformer as T
 
@@ -23,8 +25,15 @@ def allowed_mask(gen, *shape):
 
 
 @FAST
-@given(lead=st.sampled_from([(), (2,), (2, 3)]), Nq=st.integers(1, 5), Nk=st.integers(1, 5), dk=st.integers(1, 4),
-       dv=st.integers(1, 4), masked=st.booleans(), seed=st.integers(0, 2**16))
+@given(
+    lead=st.sampled_from([(), (2,), (2, 3)]),
+    Nq=st.integers(1, 5),
+    Nk=st.integers(1, 5),
+    dk=st.integers(1, 4),
+    dv=st.integers(1, 4),
+    masked=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
 def test_sdpa_matches_torch_sdpa_and_the_softmax_formula(lead, Nq, Nk, dk, dv, masked, seed):
     gen = torch.Generator().manual_seed(seed)
     Q, K, V = randn(gen, *lead, Nq, dk), randn(gen, *lead, Nk, dk), randn(gen, *lead, Nk, dv)
@@ -52,13 +61,19 @@ def test_sdpa_fully_masked_row_gives_zero_weights_and_output_and_finite_gradient
 
 def test_sdpa_gradients_match_finite_differences():
     gen = torch.Generator().manual_seed(2)
-    args = (randn(gen, 2, 3, 2).requires_grad_(), randn(gen, 2, 4, 2).requires_grad_(), randn(gen, 2, 4, 3).requires_grad_())
+    args = (
+        randn(gen, 2, 3, 2).requires_grad_(),
+        randn(gen, 2, 4, 2).requires_grad_(),
+        randn(gen, 2, 4, 3).requires_grad_(),
+    )
     mask = allowed_mask(gen, 3, 4)
     assert torch.autograd.gradcheck(lambda q, k, v: T.scaled_dot_product_attention(q, k, v, mask), args)
 
 
 @FAST
-@given(batched=st.booleans(), N=st.integers(1, 5), D=st.integers(1, 4), dk=st.integers(1, 4), seed=st.integers(0, 2**16))
+@given(
+    batched=st.booleans(), N=st.integers(1, 5), D=st.integers(1, 4), dk=st.integers(1, 4), seed=st.integers(0, 2**16)
+)
 def test_self_attention_is_unmasked_sdpa_of_the_projections(batched, N, D, dk, seed):
     gen = torch.Generator().manual_seed(seed)
     X = randn(gen, *((2,) if batched else ()), N, D)
@@ -104,16 +119,26 @@ def torch_mha(D, H, Wq, Wk, Wv, Wo):
 
 
 @FAST
-@given(H=st.integers(1, 3), Dh=st.integers(1, 3), N=st.integers(1, 5), batched=st.booleans(),
-       mask_kind=st.sampled_from(["none", "causal", "random"]), seed=st.integers(0, 2**16))
+@given(
+    H=st.integers(1, 3),
+    Dh=st.integers(1, 3),
+    N=st.integers(1, 5),
+    batched=st.booleans(),
+    mask_kind=st.sampled_from(["none", "causal", "random"]),
+    seed=st.integers(0, 2**16),
+)
 def test_multi_head_attention_matches_torch_multihead_attention(H, Dh, N, batched, mask_kind, seed):
     D = H * Dh
     gen = torch.Generator().manual_seed(seed)
     X = randn(gen, 2, N, D)
     Wq, Wk, Wv, Wo = (randn(gen, D, D) for _ in range(4))
-    mask = {"none": None, "causal": torch.ones(N, N, dtype=torch.bool).tril(), "random": allowed_mask(gen, N, N)}[mask_kind]
+    mask = {"none": None, "causal": torch.ones(N, N, dtype=torch.bool).tril(), "random": allowed_mask(gen, N, N)}[
+        mask_kind
+    ]
     with torch.no_grad():  # torch's mask: True = may NOT attend, the opposite of ours
-        want, _ = torch_mha(D, H, Wq, Wk, Wv, Wo)(X, X, X, attn_mask=None if mask is None else ~mask, need_weights=False)
+        want, _ = torch_mha(D, H, Wq, Wk, Wv, Wo)(
+            X, X, X, attn_mask=None if mask is None else ~mask, need_weights=False
+        )
     got = T.multi_head_attention(X if batched else X[0], Wq, Wk, Wv, Wo, H, mask)
     torch.testing.assert_close(got, want if batched else want[0])
 
@@ -125,8 +150,12 @@ def test_multi_head_attention_rejects_heads_that_do_not_divide_the_width():
 
 
 @FAST
-@given(lead=st.sampled_from([(), (3,), (2, 3), (2, 1, 3)]), D=st.integers(1, 6), eps=st.sampled_from([1e-5, 1e-2, 0.5]),
-       seed=st.integers(0, 2**16))
+@given(
+    lead=st.sampled_from([(), (3,), (2, 3), (2, 1, 3)]),
+    D=st.integers(1, 6),
+    eps=st.sampled_from([1e-5, 1e-2, 0.5]),
+    seed=st.integers(0, 2**16),
+)
 def test_layer_norm_matches_torch_and_rms_norm_matches_its_formula(lead, D, eps, seed):
     gen = torch.Generator().manual_seed(seed)
     x, gamma, beta = randn(gen, *lead, D), randn(gen, D), randn(gen, D)
@@ -153,16 +182,34 @@ def test_norms_and_swiglu_gradients_match_finite_differences():
 
 
 def block_params(gen, D):
-    return {"ln1_gamma": 1 + randn(gen, D) / 4, "ln1_beta": randn(gen, D) / 4, "Wq": randn(gen, D, D), "Wk": randn(gen, D, D),
-            "Wv": randn(gen, D, D), "Wo": randn(gen, D, D) / 2, "ln2_gamma": 1 + randn(gen, D) / 4,
-            "ln2_beta": randn(gen, D) / 4, "W1": randn(gen, D, 4 * D) / 2, "b1": randn(gen, 4 * D) / 4,
-            "W2": randn(gen, 4 * D, D) / 2, "b2": randn(gen, D) / 4}
+    return {
+        "ln1_gamma": 1 + randn(gen, D) / 4,
+        "ln1_beta": randn(gen, D) / 4,
+        "Wq": randn(gen, D, D),
+        "Wk": randn(gen, D, D),
+        "Wv": randn(gen, D, D),
+        "Wo": randn(gen, D, D) / 2,
+        "ln2_gamma": 1 + randn(gen, D) / 4,
+        "ln2_beta": randn(gen, D) / 4,
+        "W1": randn(gen, D, 4 * D) / 2,
+        "b1": randn(gen, 4 * D) / 4,
+        "W2": randn(gen, 4 * D, D) / 2,
+        "b2": randn(gen, D) / 4,
+    }
 
 
 def torch_block(D, H, p):
     """nn.TransformerEncoderLayer(norm_first=True, dropout=0, relu) with our weights and zero attention biases."""
-    layer = torch.nn.TransformerEncoderLayer(D, H, dim_feedforward=4 * D, dropout=0.0, activation="relu",
-                                             batch_first=True, norm_first=True, dtype=torch.float64)
+    layer = torch.nn.TransformerEncoderLayer(
+        D,
+        H,
+        dim_feedforward=4 * D,
+        dropout=0.0,
+        activation="relu",
+        batch_first=True,
+        norm_first=True,
+        dtype=torch.float64,
+    )
     with torch.no_grad():
         attn = layer.self_attn
         attn.in_proj_weight.copy_(torch.cat([p["Wq"].T, p["Wk"].T, p["Wv"].T]))
@@ -180,8 +227,14 @@ def torch_block(D, H, p):
 
 
 @FAST
-@given(H=st.integers(1, 3), Dh=st.integers(1, 2), N=st.integers(1, 5), causal=st.booleans(), batched=st.booleans(),
-       seed=st.integers(0, 2**16))
+@given(
+    H=st.integers(1, 3),
+    Dh=st.integers(1, 2),
+    N=st.integers(1, 5),
+    causal=st.booleans(),
+    batched=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
 def test_transformer_block_matches_torch_encoder_layer(H, Dh, N, causal, batched, seed):
     D = H * Dh
     gen = torch.Generator().manual_seed(seed)

@@ -6,20 +6,22 @@ may attend. Its values are compared with the reference (itself tested against
 the allowed keys, the fully masked row, query permutation equivariance, joint key/value permutation
 invariance, gradients) are judged on the student's own function.
 """
+
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import torch
 
-from grader.checking.base import CheckFailed, Lazy, Skip, call, fail_if, for_all, format_call
+from grader.checking.base import CheckFailed, Lazy, call, fail_if, for_all, format_call
 from grader.checking.compare import compare_arrays, describe, kind_of
 from grader.checking.gate import Probe
-from grader.checking.positions import ATOL, RTOL, random_permutation, with_arg
+from grader.checking.positions import Gate, Part, Permutation, permutation_equivariance, with_arg
 from grader.checking.properties import fd_settings
 from grader.checking.strategies import gaussian, st
-from grader.checking.templates import Values, check, values
+from grader.checking.templates import Values, check, form, values
 from reference import transformer as ref
 
 NAME = "scaled_dot_product_attention"
@@ -45,8 +47,15 @@ def sdpa_inputs(case) -> list:
 
 
 def sdpa_cases(*, masks=MASKS, max_n: int = 4):
-    return st.tuples(st.sampled_from(LEADS), st.integers(1, max_n), st.integers(1, max_n), st.integers(1, 3),
-                     st.integers(1, 3), st.sampled_from(masks), st.integers(0, 2**16))
+    return st.tuples(
+        st.sampled_from(LEADS),
+        st.integers(1, max_n),
+        st.integers(1, max_n),
+        st.integers(1, 3),
+        st.integers(1, 3),
+        st.sampled_from(masks),
+        st.integers(0, 2**16),
+    )
 
 
 SMALL = ((), 2, 3, 2, 2, "full", 0)
@@ -56,7 +65,9 @@ UNMASKED = ((), 2, 3, 2, 2, "none", 0)
 def _pair(value, shapes, context) -> tuple:
     """The reply as ``(Y, A)``, each a tensor of its shape; raises CheckFailed (type/shape) otherwise."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise CheckFailed(f"{context}: the result should be a pair (Y, A) of tensors; got {describe(value)}", kind="type")
+        raise CheckFailed(
+            f"{context}: the result should be a pair (Y, A) of tensors; got {describe(value)}", kind="type"
+        )
     for part, got, shape in zip("YA", value, shapes):
         if kind_of(got) != "tensor":
             raise CheckFailed(f"{context}: {part} should be a torch tensor; got {describe(got)}", kind="type")
@@ -71,25 +82,26 @@ def _shapes(args) -> tuple:
     return (*lead, Q.shape[-2], V.shape[-1]), (*lead, Q.shape[-2], K.shape[-2])
 
 
-PROBE_SDPA = Probe(NAME, sdpa_cases(), sdpa_inputs, ref.scaled_dot_product_attention,
-                   {0: "Q", 1: "K", 2: "V", 3: "mask"}, count=6, per_output=True)
+PROBE_SDPA = Probe(
+    NAME,
+    sdpa_cases(),
+    sdpa_inputs,
+    ref.scaled_dot_product_attention,
+    {0: "Q", 1: "K", 2: "V", 3: "mask"},
+    count=6,
+    per_output=True,
+)
 
 
-def check_sdpa_returns_output_and_weights(student):
-    """scaled_dot_product_attention returns a pair (Y, A) of tensors shaped (..., Nq, dv) and (..., Nq, Nk), in the input's dtype.
-
-    Always judged."""
-
-    def prop(case):
-        args = sdpa_inputs(case)
-        context = Lazy(lambda: f"for {format_call(NAME, args)}")
-        Y, A = _pair(call(student, NAME, *args).value, _shapes(args), context)
-        for part, got in (("Y", Y), ("A", A)):
-            if got.dtype != args[0].dtype:
-                raise CheckFailed(f"{context}: {part} has dtype {got.dtype}; expected {args[0].dtype}, the inputs' dtype",
-                                  kind="dtype")
-
-    for_all(sdpa_cases(), prop, max_examples=4, examples=(SMALL, UNMASKED))
+def _typed_pair(value, args, context) -> tuple:
+    """The reply as ``(Y, A)`` (see _pair), each also in the inputs' dtype (else CheckFailed of kind dtype)."""
+    Y, A = _pair(value, _shapes(args), context)
+    for part, got in (("Y", Y), ("A", A)):
+        if got.dtype != args[0].dtype:
+            raise CheckFailed(
+                f"{context}: {part} has dtype {got.dtype}; expected {args[0].dtype}, the inputs' dtype", kind="dtype"
+            )
+    return Y, A
 
 
 def _sdpa_mistakes(Q, K, V, mask=None):
@@ -104,25 +116,60 @@ def _sdpa_mistakes(Q, K, V, mask=None):
     mistakes = [
         (lambda: softmax(scores, keep=mask), "The scores are not scaled: divide Q K^T by sqrt(dk)."),
         (lambda: softmax(scores / dk, keep=mask), "Scale the scores by 1/sqrt(dk), not 1/dk."),
-        (lambda: softmax(scores / math.sqrt(dk), dim=-2, keep=mask),
-         "The softmax runs over the queries: take it over the keys, the last axis (dim=-1)."),
+        (
+            lambda: softmax(scores / math.sqrt(dk), dim=-2, keep=mask),
+            "The softmax runs over the queries: take it over the keys, the last axis (dim=-1).",
+        ),
     ]
     if mask is not None:
         mistakes += [
-            (lambda: softmax(scores / math.sqrt(dk), keep=~mask),
-             "The mask is inverted: True means the query MAY attend to the key (fill -inf where the mask is False)."),
-            (lambda: softmax(scores / math.sqrt(dk)), "The mask is ignored: fill the scores with -inf where mask is False."),
-            (lambda: softmax(scores / math.sqrt(dk)) * mask,
-             "The mask is applied after the softmax: fill the scores with -inf before it, so each row still sums to 1."),
+            (
+                lambda: softmax(scores / math.sqrt(dk), keep=~mask),
+                "The mask is inverted: True means the query MAY attend to the key (fill -inf where the mask is False).",
+            ),
+            (
+                lambda: softmax(scores / math.sqrt(dk)),
+                "The mask is ignored: fill the scores with -inf where mask is False.",
+            ),
+            (
+                lambda: softmax(scores / math.sqrt(dk)) * mask,
+                "The mask is applied after the softmax: fill the scores with -inf before it, so each row still "
+                "sums to 1.",
+            ),
         ]
     return [((lambda f=f: f() @ V), hint) for f, hint in mistakes] + [(f, hint) for f, hint in mistakes]
 
 
-check_sdpa_values = check(values, "check_sdpa_values", """Y = softmax(Q K^T / sqrt(dk), masked keys excluded) V and A the weights, as torch's scaled_dot_product_attention.
+SDPA = Values(
+    NAME,
+    sdpa_cases,
+    sdpa_inputs,
+    ref.scaled_dot_product_attention,
+    max_examples=6,
+    examples=(SMALL, UNMASKED),
+    form=lambda got, args, context: _pair(got, _shapes(args), context),
+    parts=(("A", 1), ("Y", 0)),
+    mistakes=_sdpa_mistakes,
+)
 
-    Always judged.""", spec=Values(NAME, sdpa_cases, sdpa_inputs, ref.scaled_dot_product_attention, max_examples=6,
-                                   examples=(SMALL, UNMASKED), form=lambda got, args, context: _pair(got, _shapes(args), context),
-                                   parts=(("A", 1), ("Y", 0)), mistakes=_sdpa_mistakes))
+check_sdpa_returns_output_and_weights = check(
+    form,
+    "check_sdpa_returns_output_and_weights",
+    """scaled_dot_product_attention returns a pair (Y, A) of tensors shaped (..., Nq, dv) and (..., Nq, Nk), in the
+    input's dtype.
+
+    Always judged.""",
+    spec=replace(SDPA, form=_typed_pair),
+)
+
+check_sdpa_values = check(
+    values,
+    "check_sdpa_values",
+    """Y = softmax(Q K^T / sqrt(dk), masked keys excluded) V and A the weights, as torch's scaled_dot_product_attention.
+
+    Always judged.""",
+    spec=SDPA,
+)
 
 
 def check_sdpa_weights_are_distributions(student):
@@ -137,16 +184,27 @@ def check_sdpa_weights_are_distributions(student):
         _, A = _pair(call(student, NAME, *args).value, _shapes(args), context)
         if not torch.isfinite(A).all() or (A < 0).any():
             raise CheckFailed(f"{context}: A has entries that are negative, inf or NaN: {describe(A)}")
-        fail_if(compare_arrays(A.sum(-1), torch.ones(A.shape[:-1], dtype=A.dtype), name="the row sums of A",
-                               rtol=1e-9, atol=1e-9, check_dtype=False), context,
-                hint="Take the softmax over the keys (the last axis), so that each query's weights sum to 1.")
+        fail_if(
+            compare_arrays(
+                A.sum(-1),
+                torch.ones(A.shape[:-1], dtype=A.dtype),
+                name="the row sums of A",
+                rtol=1e-9,
+                atol=1e-9,
+                check_dtype=False,
+            ),
+            context,
+            hint="Take the softmax over the keys (the last axis), so that each query's weights sum to 1.",
+        )
         if len(args) == 4:
             forbidden = A[~args[3].expand(A.shape)]
             if torch.any(forbidden != 0):
-                raise CheckFailed(f"{context}: A has {int((forbidden != 0).sum())} nonzero weights on keys the mask "
-                                  f"forbids (mask False); they must be exactly 0",
-                                  hint="mask True means 'may attend': fill the scores with -inf where the mask is False, "
-                                       "before the softmax.")
+                raise CheckFailed(
+                    f"{context}: A has {int((forbidden != 0).sum())} nonzero weights on keys the mask "
+                    f"forbids (mask False); they must be exactly 0",
+                    hint="mask True means 'may attend': fill the scores with -inf where the mask is False, "
+                    "before the softmax.",
+                )
 
     for_all(sdpa_cases(masks=("none", "full", "keys")), prop, max_examples=6, examples=(SMALL, UNMASKED))
 
@@ -166,77 +224,101 @@ def check_sdpa_fully_masked_row(student):
         context = Lazy(lambda: f"for {format_call(NAME, args)} (query {row} may attend to no key)")
         Y, A = _pair(call(student, NAME, *args).value, _shapes(args), context)
         if not (torch.isfinite(Y).all() and torch.isfinite(A).all()):
-            raise CheckFailed(f"{context}: the result holds NaN or inf: Y = {describe(Y)}, A = {describe(A)}",
-                              hint="softmax over a row of -inf only is 0/0 = NaN; give such a row zero weights "
-                                   "(for example, replace NaN by 0 or multiply by mask.any(-1, keepdim=True)).")
+            raise CheckFailed(
+                f"{context}: the result holds NaN or inf: Y = {describe(Y)}, A = {describe(A)}",
+                hint="softmax over a row of -inf only is 0/0 = NaN; give such a row zero weights "
+                "(for example, replace NaN by 0 or multiply by mask.any(-1, keepdim=True)).",
+            )
         for part, got in (("A", A), ("Y", Y)):
             if torch.any(got[..., row, :] != 0):
-                raise CheckFailed(f"{context}: row {row} of {part} is {describe(got[..., row, :])}; expected all zeros, "
-                                  f"since that query may attend to no key")
+                raise CheckFailed(
+                    f"{context}: row {row} of {part} is {describe(got[..., row, :])}; expected all zeros, "
+                    f"since that query may attend to no key"
+                )
 
-    for_all(st.tuples(st.sampled_from(LEADS), st.integers(0, 2), st.integers(0, 2**16)), prop, max_examples=3,
-            examples=(((), 1, 0),))
+    for_all(
+        st.tuples(st.sampled_from(LEADS), st.integers(0, 2), st.integers(0, 2**16)),
+        prop,
+        max_examples=3,
+        examples=(((), 1, 0),),
+    )
 
 
-def _responds(student, args, index, out_shapes, context) -> tuple:
-    """(Y, A) for ``args``, after checking that Y changes when argument ``index`` changes (else Skip)."""
-    Y, A = _pair(call(student, NAME, *args).value, out_shapes, context)
-    moved = args[index].clone()
-    moved[..., 0, :] += 1.0 + gaussian(77, *moved[..., 0, :].shape).abs()
-    Y2, _ = _pair(call(student, NAME, *with_arg(args, index, moved)).value, out_shapes, context)
-    if compare_arrays(Y2, Y, rtol=RTOL, atol=ATOL) is None:
-        raise Skip()
-    return Y, A
+def _first_moved(index: int) -> Gate:
+    """The gate: Y must change when position 0 of argument ``index`` (the queries, or the keys) changes."""
+
+    def perturb(args: list, seed: int) -> list:
+        moved = args[index].clone()
+        moved[..., 0, :] += 1.0 + gaussian(77, *moved[..., 0, :].shape).abs()
+        return with_arg(args, index, moved)
+
+    return Gate(perturb, lambda result: result[0])
+
+
+def _unmasked(reordered: int):
+    """Unmasked cases with at least two queries (``reordered`` = 1) or two keys (2)."""
+    return lambda: sdpa_cases(masks=("none",)).filter(lambda c: c[reordered] > 1)
 
 
 UNJUDGED_Q = "Y never changed when a query changed, so the result does not attend from the queries at all"
 UNJUDGED_K = "Y never changed when a key changed, so the weights do not depend on the keys at all"
+ROWS = "; expected the rows of the original {part} in the new order"
 
-
-def check_sdpa_query_permutation_equivariance(student):
+check_sdpa_query_permutation_equivariance = check(
+    permutation_equivariance,
+    "check_sdpa_query_permutation_equivariance",
     """Reordering the queries reorders the rows of Y and A the same way.
 
     Not judged when the result is not a pair (Y, A) of the expected shapes, or when Y never changes as a query
-    changes (nothing then depends on the queries' order)."""
+    changes (nothing then depends on the queries' order).""",
+    spec=Permutation(
+        NAME,
+        _unmasked(1),
+        sdpa_inputs,
+        lambda case: case[-1],
+        examples=(UNMASKED,),
+        form=SDPA.form,
+        parts=(Part("Y", 0, expected=ROWS), Part("A", 1, expected=ROWS)),
+        gate=_first_moved(0),
+        unjudged=UNJUDGED_Q,
+        context="for {call} and the queries reordered as {perm}",
+        label="{part} for the reordered queries",
+    ),
+)
 
-    def prop(case):
-        args = sdpa_inputs(case)
-        Q = args[0]
-        perm = random_permutation(case[-1], Q.shape[-2])
-        context = Lazy(lambda: f"for {format_call(NAME, args)} and the queries reordered as {perm.tolist()}")
-        shapes = _shapes(args)
-        Y, A = _responds(student, args, 0, shapes, context)
-        Yp, Ap = _pair(call(student, NAME, Q[..., perm, :], *args[1:]).value, shapes, context)
-        for part, got, base in (("Y", Yp, Y), ("A", Ap, A)):
-            fail_if(compare_arrays(got, base[..., perm, :], name=f"{part} for the reordered queries", rtol=RTOL, atol=ATOL),
-                    context + f"; expected the rows of the original {part} in the new order")
-
-    cases = sdpa_cases(masks=("none",)).filter(lambda c: c[1] > 1)
-    for_all(cases, prop, max_examples=3, examples=(UNMASKED,), unjudged=UNJUDGED_Q)
-
-
-def check_sdpa_key_value_permutation_invariance(student):
+check_sdpa_key_value_permutation_invariance = check(
+    permutation_equivariance,
+    "check_sdpa_key_value_permutation_invariance",
     """Reordering the keys and values together leaves Y unchanged and reorders the columns of A the same way.
 
     Not judged when the result is not a pair (Y, A) of the expected shapes, or when Y never changes as a key
-    changes (nothing then depends on the keys' order)."""
+    changes (nothing then depends on the keys' order).""",
+    spec=Permutation(
+        NAME,
+        _unmasked(2),
+        sdpa_inputs,
+        lambda case: case[-1] + 1,
+        examples=(UNMASKED,),
+        arguments=(1, 2),
+        form=SDPA.form,
+        parts=(
+            Part(
+                "Y",
+                0,
+                axis=None,
+                expected="; expected the original Y: attention is a weighted sum over the keys, whatever their order",
+            ),
+            Part("A", 1, axis=-1, expected="; expected the columns of the original A in the new order"),
+        ),
+        gate=_first_moved(1),
+        unjudged=UNJUDGED_K,
+        context="for {call} and the keys and values reordered as {perm}",
+        label="{part} for the reordered keys and values",
+    ),
+)
 
-    def prop(case):
-        Q, K, V = args = sdpa_inputs(case)
-        perm = random_permutation(case[-1] + 1, K.shape[-2])
-        context = Lazy(lambda: f"for {format_call(NAME, args)} and the keys and values reordered as {perm.tolist()}")
-        shapes = _shapes(args)
-        Y, A = _responds(student, args, 1, shapes, context)
-        Yp, Ap = _pair(call(student, NAME, Q, K[..., perm, :], V[..., perm, :]).value, shapes, context)
-        fail_if(compare_arrays(Yp, Y, name="Y for the reordered keys and values", rtol=RTOL, atol=ATOL),
-                context + "; expected the original Y: attention is a weighted sum over the keys, whatever their order")
-        fail_if(compare_arrays(Ap, A[..., perm], name="A for the reordered keys and values", rtol=RTOL, atol=ATOL),
-                context + "; expected the columns of the original A in the new order")
 
-    cases = sdpa_cases(masks=("none",)).filter(lambda c: c[2] > 1)
-    for_all(cases, prop, max_examples=3, examples=(UNMASKED,), unjudged=UNJUDGED_K)
-
-
+# by hand: templates.gradients takes one tensor's sum(output * c); here (Y, A): two cotangents, one rate.
 def check_sdpa_gradients(student):
     """Gradients of sum(Y * c) + sum(A * c') with respect to Q, K and V agree with how the student's own (Y, A) change.
 
@@ -252,11 +334,17 @@ def check_sdpa_gradients(student):
         reply = call(student, NAME, *args, grad_wrt=(0, 1, 2), cotangent=cots)
         _pair(reply.value, shapes, context)
         if reply.grads is None:
-            raise CheckFailed(f"{context}: the result is not differentiable (it does not require grad); build it from "
-                              f"torch operations on the inputs", kind="not_differentiable")
+            raise CheckFailed(
+                f"{context}: the result is not differentiable (it does not require grad); build it from "
+                f"torch operations on the inputs",
+                kind="not_differentiable",
+            )
         directions = [gaussian(seed + 31 + k, *args[k].shape) for k in range(3)]
-        predicted = sum(float((g.to(torch.float64) * d).sum()) for g, d in zip(reply.grads, directions)
-                        if kind_of(g) == "tensor" and g.shape == d.shape)
+        predicted = sum(
+            float((g.to(torch.float64) * d).sum())
+            for g, d in zip(reply.grads, directions)
+            if kind_of(g) == "tensor" and g.shape == d.shape
+        )
         eps, rtol = fd_settings(args[0].dtype)
 
         def objective(sign):
@@ -266,8 +354,11 @@ def check_sdpa_gradients(student):
 
         numeric = (objective(+1) - objective(-1)) / (2 * eps)
         if abs(numeric - predicted) > rtol * (1 + abs(numeric)):
-            raise CheckFailed(f"{context}: moving Q, K, V along a random direction changes sum(Y * c) + sum(A * c') at "
-                              f"rate {numeric:.6g} (finite differences of your function), but the gradients autograd "
-                              f"found predict {predicted:.6g}", kind="not_differentiable")
+            raise CheckFailed(
+                f"{context}: moving Q, K, V along a random direction changes sum(Y * c) + sum(A * c') at "
+                f"rate {numeric:.6g} (finite differences of your function), but the gradients autograd "
+                f"found predict {predicted:.6g}",
+                kind="not_differentiable",
+            )
 
     for_all(sdpa_cases(masks=("none", "full")), prop, max_examples=3, examples=(SMALL,))

@@ -14,6 +14,7 @@ attention computed in float32, or of the fused reference, plus a floor), without
 causality; equivariance under a permutation of the queries and invariance under one of the keys. triton is
 optional: where the grading machine lacks it, no check is judged (``triton_missing``).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -22,12 +23,22 @@ import math
 import torch
 
 from grader.checking.base import CheckFailed, Lazy, NotJudged, Passed, call, for_all, format_call
-from grader.checking.compare import compare_arrays, describe, kind_of
+from grader.checking.compare import describe, kind_of
 from grader.checking.gate import Probe
+from grader.checking.positions import Permutation, changed_positions, permutation_equivariance, torch_permutation
 from grader.checking.strategies import gaussian, st
+from grader.checking.templates import check
 from reference import recursive as ref
 
-from .blockwise import blocked_attention, blockwise_inputs, exact_attention, standard_attention, within_flash_rule
+from .blockwise import (
+    KEY_ORDER,
+    QUERY_ORDER,
+    blocked_attention,
+    blockwise_inputs,
+    exact_attention,
+    standard_attention,
+    within_flash_rule,
+)
 
 NAME = "flash_forward"
 BLOCKS = (16, 32)  # tl.dot needs blocks of at least 16 on a GPU; the launch code takes these two
@@ -51,9 +62,15 @@ def kernel_dims(draw, *, causal: bool | None = False):
     draws the mask too."""
     masked = draw(st.booleans()) if causal is None else causal
     n_q = draw(st.integers(1, MAX_N))
-    return {"Nq": n_q, "Nk": n_q if masked else draw(st.integers(1, MAX_N)), "d": draw(st.integers(1, MAX_D)),
-            "block_m": draw(st.sampled_from(BLOCKS)), "block_n": draw(st.sampled_from(BLOCKS)), "causal": masked,
-            "seed": draw(st.integers(0, 2**16))}
+    return {
+        "Nq": n_q,
+        "Nk": n_q if masked else draw(st.integers(1, MAX_N)),
+        "d": draw(st.integers(1, MAX_D)),
+        "block_m": draw(st.sampled_from(BLOCKS)),
+        "block_n": draw(st.sampled_from(BLOCKS)),
+        "causal": masked,
+        "seed": draw(st.integers(0, 2**16)),
+    }
 
 
 def kernel_inputs(dims: dict) -> list[torch.Tensor]:
@@ -66,25 +83,35 @@ def kernel_args(dims: dict) -> list:
     return [*kernel_inputs(dims), bool(dims["causal"]), dims["block_m"], dims["block_n"]]
 
 
-PROBE_FLASH_FORWARD = Probe(NAME, kernel_dims(), kernel_args, ref.flash_forward, {0: "Q", 1: "K", 2: "V"},
-                            count=3, per_output=True)
+PROBE_FLASH_FORWARD = Probe(
+    NAME, kernel_dims(), kernel_args, ref.flash_forward, {0: "Q", 1: "K", 2: "V"}, count=3, per_output=True
+)
+
+
+def _launched(got, context):
+    """``got`` if it is the pair (O, lse) the launch code returns, else CheckFailed."""
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise CheckFailed(
+            f"{context}: should return the pair (O, lse) the launch code returns; got {describe(got)}",
+            kind="type",
+            hint="Keep the launch code as given: it returns (O, lse).",
+        )
+    return got
 
 
 def _forward(student, args: list):
     """The student's ``(O, lse)`` for ``args``, and the context that names the call."""
     context = Lazy(lambda: f"for {format_call(NAME, args)}")
-    got = call(student, NAME, *args).value
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        raise CheckFailed(f"{context}: should return the pair (O, lse) the launch code returns; got {describe(got)}",
-                          kind="type", hint="Keep the launch code as given: it returns (O, lse).")
-    return got, context
+    return _launched(call(student, NAME, *args).value, context), context
 
 
 def _rows(value, n: int, name: str, context) -> torch.Tensor:
     """``value`` as a tensor with ``n`` rows, or NotJudged (the values checks charge anything else)."""
     if kind_of(value) != "tensor" or value.ndim < 1 or value.shape[0] != n:
-        raise NotJudged(f"{context}: {name} is {describe(value)}, not a tensor with one row per query (see the values "
-                        f"checks)", kind="not_judged")
+        raise NotJudged(
+            f"{context}: {name} is {describe(value)}, not a tensor with one row per query (see the values checks)",
+            kind="not_judged",
+        )
     return value.detach().double()
 
 
@@ -93,17 +120,27 @@ def _rows(value, n: int, name: str, context) -> torch.Tensor:
 
 def _output_mistakes(Q, K, V, dims):
     causal, block = dims["causal"], dims["block_n"]
-    found = [(lambda: blocked_attention(Q, K, V, block, scale=1 / Q.shape[-1], causal=causal),
-              "Multiply the scores by scale = 1/sqrt(d) once, as the launch code passes it; not by scale twice."),
-             (lambda: blocked_attention(Q, K, V, block, rescale=False, causal=causal),
-              "When the running max m grows, rescale l and acc by alpha = exp(m_old - m_new) before adding the new "
-              "block."),
-             (lambda: blocked_attention(Q, K, V, block, drop_last=True, causal=causal),
-              "The last key block is partial when BLOCK_N does not divide N_K: loop over range(0, N_K, BLOCK_N) and "
-              "mask the keys >= N_K with -inf.")]
+    found = [
+        (
+            lambda: blocked_attention(Q, K, V, block, scale=1 / Q.shape[-1], causal=causal),
+            "Multiply the scores by scale = 1/sqrt(d) once, as the launch code passes it; not by scale twice.",
+        ),
+        (
+            lambda: blocked_attention(Q, K, V, block, rescale=False, causal=causal),
+            "When the running max m grows, rescale l and acc by alpha = exp(m_old - m_new) before adding the new "
+            "block.",
+        ),
+        (
+            lambda: blocked_attention(Q, K, V, block, drop_last=True, causal=causal),
+            "The last key block is partial when BLOCK_N does not divide N_K: loop over range(0, N_K, BLOCK_N) and "
+            "mask the keys >= N_K with -inf.",
+        ),
+    ]
     if causal:
-        hint = ("With CAUSAL, set the scores of keys j > i to -inf (tl.where comparing the keys' indices with the "
-                "rows'), in every block that crosses the diagonal.")
+        hint = (
+            "With CAUSAL, set the scores of keys j > i to -inf (tl.where comparing the keys' indices with the "
+            "rows'), in every block that crosses the diagonal."
+        )
         found.append((lambda: exact_attention(Q, K, V)[0], hint))
         found.append((lambda: _unmasked_diagonal(Q, K, V, dims["block_m"]), hint))
     return found
@@ -126,13 +163,27 @@ def _check_output(student, causal: bool) -> None:
         Q, K, V = args[:3]
         (O, _), context = _forward(student, args)
         fused = ref.flash_forward(*args)[0]
-        within_flash_rule("O", O, exact_attention(Q, K, V, causal)[0], [standard_attention(Q, K, V, causal)[0], fused],
-                          context, _output_mistakes(Q, K, V, dims), Q.dtype)
+        within_flash_rule(
+            "O",
+            O,
+            exact_attention(Q, K, V, causal)[0],
+            [standard_attention(Q, K, V, causal)[0], fused],
+            context,
+            _output_mistakes(Q, K, V, dims),
+            Q.dtype,
+        )
 
-    examples = ({"Nq": 24, "Nk": 24 if causal else 17, "d": 5, "block_m": 16, "block_n": 16, "seed": 0},
-                {"Nq": 20, "Nk": 20 if causal else 7, "d": 16, "block_m": 32, "block_n": 16, "seed": 1})
-    for_all(kernel_dims(causal=causal), prop, max_examples=2,
-            examples=tuple(dict(e, causal=causal) for e in examples), key=f"causal={causal}")
+    examples = (
+        {"Nq": 24, "Nk": 24 if causal else 17, "d": 5, "block_m": 16, "block_n": 16, "seed": 0},
+        {"Nq": 20, "Nk": 20 if causal else 7, "d": 16, "block_m": 32, "block_n": 16, "seed": 1},
+    )
+    for_all(
+        kernel_dims(causal=causal),
+        prop,
+        max_examples=2,
+        examples=tuple(dict(e, causal=causal) for e in examples),
+        key=f"causal={causal}",
+    )
 
 
 def check_flash_forward_values(student):
@@ -155,14 +206,17 @@ def _lse_mistakes(Q, K, V, causal):
         scores = scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(1), -math.inf)
     m = scores.amax(-1)
     log_l = torch.logsumexp(scores - m[:, None], -1)  # log of the running sum at the end
-    return ((lambda: m, "Store the log-sum-exp m + log(l), not the running max m alone."),
-            (lambda: m + log_l / math.log(2), "lse is a natural logarithm: m + log(l) (tl.log), not m + log2(l)."),
-            (lambda: log_l, "Add the running max back: lse = m + log(l)."),
-            (lambda: m + torch.exp(log_l), "Take the log of the running sum: lse = m + log(l), not m + l."))
+    return (
+        (lambda: m, "Store the log-sum-exp m + log(l), not the running max m alone."),
+        (lambda: m + log_l / math.log(2), "lse is a natural logarithm: m + log(l) (tl.log), not m + log2(l)."),
+        (lambda: log_l, "Add the running max back: lse = m + log(l)."),
+        (lambda: m + torch.exp(log_l), "Take the log of the running sum: lse = m + log(l), not m + l."),
+    )
 
 
 def check_flash_forward_lse(student):
-    """flash_forward's lse is log sum_j exp(q_i . k_j / sqrt(d)) over the keys each query sees, within FlashAttention's error rule.
+    """flash_forward's lse is log sum_j exp(q_i . k_j / sqrt(d)) over the keys each query sees, within FlashAttention's
+    error rule.
 
     Always judged."""
 
@@ -172,13 +226,25 @@ def check_flash_forward_lse(student):
         (_, lse), context = _forward(student, args)
         causal = dims["causal"]
         fused = ref.flash_forward(*args)[1]
-        within_flash_rule("lse", lse, exact_attention(Q, K, V, causal)[1],
-                          [standard_attention(Q, K, V, causal)[1], fused], context, _lse_mistakes(Q, K, V, causal),
-                          Q.dtype)
+        within_flash_rule(
+            "lse",
+            lse,
+            exact_attention(Q, K, V, causal)[1],
+            [standard_attention(Q, K, V, causal)[1], fused],
+            context,
+            _lse_mistakes(Q, K, V, causal),
+            Q.dtype,
+        )
 
-    for_all(kernel_dims(causal=None), prop, max_examples=2,
-            examples=({"Nq": 17, "Nk": 23, "d": 5, "block_m": 16, "block_n": 16, "causal": False, "seed": 2},
-                      {"Nq": 20, "Nk": 20, "d": 8, "block_m": 16, "block_n": 32, "causal": True, "seed": 3}))
+    for_all(
+        kernel_dims(causal=None),
+        prop,
+        max_examples=2,
+        examples=(
+            {"Nq": 17, "Nk": 23, "d": 5, "block_m": 16, "block_n": 16, "causal": False, "seed": 2},
+            {"Nq": 20, "Nk": 20, "d": 8, "block_m": 16, "block_n": 32, "causal": True, "seed": 3},
+        ),
+    )
 
 
 # --- properties of the student's own kernel ---------------------------------------------------------------------
@@ -186,9 +252,7 @@ def check_flash_forward_lse(student):
 
 def _moved_rows(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Which rows of ``b`` differ from those of ``a`` by more than float32 rounding (NaN appearing counts)."""
-    scale = float(a[torch.isfinite(a)].abs().max()) if torch.isfinite(a).any() else 0.0
-    change = torch.nan_to_num((b - a).abs(), nan=0.0) + (torch.isnan(a) != torch.isnan(b))
-    return change.amax(-1) > 64 * torch.finfo(torch.float32).eps * (1 + scale)
+    return changed_positions(b, a, axis=0, nan_moves=True, floor=64 * torch.finfo(torch.float32).eps)
 
 
 def _cuts(n: int, dims: dict) -> list[int]:
@@ -199,6 +263,7 @@ def _cuts(n: int, dims: dict) -> list[int]:
     return sorted(c for c in near if 1 <= c < n)
 
 
+# by hand: key suffixes changed at a few cuts, not an influence matrix (a call costs ~20 ms in the interpreter).
 def check_flash_forward_causality(student):
     """With causal=True, changing the keys and values from position c on changes no output row before c.
 
@@ -222,76 +287,91 @@ def check_flash_forward_causality(student):
             V2[c:] += gaussian(seed + 90 + c, n - c, d).float()
             leaked = _moved_rows(O, after(K2, V2))[:c].nonzero().flatten().tolist()
             if leaked:
-                raise CheckFailed(f"{context}: changing keys and values {c} to {n - 1} changed output row {leaked[-1]}, "
-                                  f"which may only see keys 0 to {leaked[-1]}; {len(leaked)} earlier rows moved",
-                                  hint="Mask every key j > i with -inf in the blocks that cross the diagonal, comparing "
-                                       "the key's index with the query's (offsets included), and visit no key block "
-                                       "wholly in the future.")
+                raise CheckFailed(
+                    f"{context}: changing keys and values {c} to {n - 1} changed output row {leaked[-1]}, "
+                    f"which may only see keys 0 to {leaked[-1]}; {len(leaked)} earlier rows moved",
+                    hint="Mask every key j > i with -inf in the blocks that cross the diagonal, comparing "
+                    "the key's index with the query's (offsets included), and visit no key block "
+                    "wholly in the future.",
+                )
         if n > 1:
             K2, V2 = args[1].clone(), args[2].clone()
             K2[0] += gaussian(seed + 130, d).float()
             V2[0] += gaussian(seed + 131, d).float()
             mixes.append(bool(_moved_rows(O, after(K2, V2))[1:].any()))
 
-    for_all(kernel_dims(causal=True), prop, max_examples=1,
-            examples=({"Nq": 20, "Nk": 20, "d": 3, "block_m": 16, "block_n": 16, "causal": True, "seed": 4},
-                      {"Nq": 24, "Nk": 24, "d": 6, "block_m": 32, "block_n": 16, "causal": True, "seed": 5}))
+    for_all(
+        kernel_dims(causal=True),
+        prop,
+        max_examples=1,
+        examples=(
+            {"Nq": 20, "Nk": 20, "d": 3, "block_m": 16, "block_n": 16, "causal": True, "seed": 4},
+            {"Nq": 24, "Nk": 24, "d": 6, "block_m": 32, "block_n": 16, "causal": True, "seed": 5},
+        ),
+    )
     if not any(mixes):
-        raise NotJudged("no output row ever changed when an earlier key or value changed, so the kernel does not "
-                        "attend to the past; causality pays only for attention that mixes positions")
+        raise NotJudged(
+            "no output row ever changed when an earlier key or value changed, so the kernel does not "
+            "attend to the past; causality pays only for attention that mixes positions"
+        )
     return Passed()
 
 
-def _permuted(student, dims, axis: str):
-    dims = dict(dims, causal=False)
-    args = kernel_args(dims)
-    (O, lse), context = _forward(student, args)
-    n = dims["Nq"]
-    O, lse = _rows(O, n, "O", context), _rows(lse, n, "lse", context)
-    perm = torch.randperm(dims[axis], generator=torch.Generator().manual_seed(dims["seed"]))
-    Q, K, V = args[:3]
-    moved_args = [Q[perm], K, V] if axis == "Nq" else [Q, K[perm], V[perm]]
-    O2, lse2 = (_rows(v, n, name, context) for v, name in zip(call(student, NAME, *moved_args, *args[3:]).value,
-                                                                ("O", "lse")))
-    return (O, lse), (O2, lse2), perm, context
+def _judged_rows(value, args, context) -> tuple:
+    """(O, lse) (see _launched), each as a float64 tensor with one row per query (else not judged)."""
+    O, lse = _launched(value, context)
+    return _rows(O, args[0].shape[0], "O", context), _rows(lse, args[0].shape[0], "lse", context)
 
 
-def _same_up_to_rounding(a, b) -> bool:
-    """Equal within float32 rounding of the other order of summation."""
-    return compare_arrays(b, a, rtol=1e-5, atol=1e-5, check_dtype=False) is None
+def _reordered_rows(value, args, context) -> tuple:
+    O, lse = (_rows(v, args[0].shape[0], name, context) for v, name in zip(value, ("O", "lse")))
+    return O, lse
 
 
-def check_flash_forward_query_permutation_equivariance(student):
+def _permuted(**spec) -> Permutation:
+    """flash_forward (causal=False) with the queries, or the keys and values, reordered; O and lse must agree
+    within float32 rounding of the other order of summation."""
+    return Permutation(
+        NAME,
+        kernel_dims,
+        lambda dims: kernel_args(dict(dims, causal=False)),
+        lambda dims: dims["seed"],
+        max_examples=1,
+        axis=0,
+        permutation=torch_permutation,
+        form=_judged_rows,
+        moved_form=_reordered_rows,
+        rtol=1e-5,
+        atol=1e-5,
+        check_dtype=False,
+        **spec,
+    )
+
+
+check_flash_forward_query_permutation_equivariance = check(
+    permutation_equivariance,
+    "check_flash_forward_query_permutation_equivariance",
     """Permuting the queries permutes the rows of O and lse the same way (causal=False).
 
-    Not judged when O or lse is not a tensor with one row per query."""
+    Not judged when O or lse is not a tensor with one row per query.""",
+    spec=_permuted(
+        examples=({"Nq": 21, "Nk": 9, "d": 4, "block_m": 16, "block_n": 16, "causal": False, "seed": 6},),
+        **QUERY_ORDER,
+        hint="Each output row depends on its own query only: keep the running max, sum and output per row "
+        "(reductions over axis 1), never over the rows of the block.",
+    ),
+)
 
-    def prop(dims):
-        (O, lse), (O2, lse2), perm, context = _permuted(student, dims, "Nq")
-        for name, a, b in (("O", O[perm], O2), ("lse", lse[perm], lse2)):
-            if not _same_up_to_rounding(a, b):
-                raise CheckFailed(f"{context}: with the queries permuted by {perm.tolist()}, {name} is not the original "
-                                  f"{name} permuted the same way", hint="Each output row depends on its own query "
-                                  "only: keep the running max, sum and output per row (reductions over axis 1), never "
-                                  "over the rows of the block.")
-
-    for_all(kernel_dims(), prop, max_examples=1,
-            examples=({"Nq": 21, "Nk": 9, "d": 4, "block_m": 16, "block_n": 16, "causal": False, "seed": 6},))
-
-
-def check_flash_forward_key_permutation_invariance(student):
+check_flash_forward_key_permutation_invariance = check(
+    permutation_equivariance,
+    "check_flash_forward_key_permutation_invariance",
     """Permuting the keys and values together changes neither O nor lse (causal=False).
 
-    Not judged when O or lse is not a tensor with one row per query."""
-
-    def prop(dims):
-        (O, lse), (O2, lse2), perm, context = _permuted(student, dims, "Nk")
-        for name, a, b in (("O", O, O2), ("lse", lse, lse2)):
-            if not _same_up_to_rounding(a, b):
-                raise CheckFailed(f"{context}: with the keys and values permuted together by {perm.tolist()}, {name} "
-                                  f"changed", hint="Without a mask, attention treats the keys as a set: every key "
-                                                   "block must count once, the partial last one too, and what was "
-                                                   "accumulated under an old maximum must be rescaled.")
-
-    for_all(kernel_dims(), prop, max_examples=1,
-            examples=({"Nq": 5, "Nk": 21, "d": 4, "block_m": 16, "block_n": 16, "causal": False, "seed": 7},))
+    Not judged when O or lse is not a tensor with one row per query.""",
+    spec=_permuted(
+        examples=({"Nq": 5, "Nk": 21, "d": 4, "block_m": 16, "block_n": 16, "causal": False, "seed": 7},),
+        **KEY_ORDER,
+        hint="Without a mask, attention treats the keys as a set: every key block must count once, the "
+        "partial last one too, and what was accumulated under an old maximum must be rescaled.",
+    ),
+)

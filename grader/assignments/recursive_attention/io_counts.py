@@ -1,4 +1,5 @@
 """Checks for attention_io (HBM traffic of standard and tiled attention) and the tiling question."""
+
 from __future__ import annotations
 
 from grader.checking.answers import check_letter, whole_number
@@ -12,14 +13,17 @@ from reference import recursive as ref
 def io_sizes():
     """``(N, d, M)`` with an on-chip memory M of at least 4d elements."""
     return st.tuples(st.integers(1, 4096), st.integers(1, 128), st.integers(4, 2**17)).filter(
-        lambda c: c[2] >= 4 * c[1])
+        lambda c: c[2] >= 4 * c[1]
+    )
 
 
 PROBE_ATTENTION_IO = Probe("attention_io", io_sizes(), list, ref.attention_io, {0: "N", 1: "d", 2: "M"})
 
 
+# by hand: a pair of counts, each with its own hint, where the count template judges one number
 def check_attention_io_counts(student):
-    """attention_io(N, d, M) returns the notebook's counts of HBM reads and writes: (4Nd + 4N^2, 2Nd + 3Nd * ceil(N / (M // 4d))).
+    """attention_io(N, d, M) returns the notebook's counts of HBM reads and writes: (4Nd + 4N^2, 2Nd + 3Nd * ceil(N / (M
+    // 4d))).
 
     Always judged."""
 
@@ -31,13 +35,17 @@ def check_attention_io_counts(student):
         standard, flash = (whole_number(v, f"{context}[{i}]") for i, v in enumerate(got))
         want_standard, want_flash = ref.attention_io(*case)
         if standard != want_standard:
-            raise CheckFailed(f"{context}: standard = {standard}; expected {want_standard}",
-                              hint="Count each matrix once per read and once per write: Q, K and V are read, S and P "
-                                   "are each written once and read once, O is written.")
+            raise CheckFailed(
+                f"{context}: standard = {standard}; expected {want_standard}",
+                hint="Count each matrix once per read and once per write: Q, K and V are read, S and P "
+                "are each written once and read once, O is written.",
+            )
         if flash != want_flash:
-            raise CheckFailed(f"{context}: flash = {flash}; expected {want_flash}",
-                              hint="A block holds B = M // (4d) rows; K and V are read once, and for each of the "
-                                   "ceil(N / B) key blocks Q and O are read and O is written.")
+            raise CheckFailed(
+                f"{context}: flash = {flash}; expected {want_flash}",
+                hint="A block holds B = M // (4d) rows; K and V are read once, and for each of the "
+                "ceil(N / B) key blocks Q and O are read and O is written.",
+            )
 
     for_all(io_sizes(), prop, max_examples=12, examples=((64, 8, 1024), (100, 16, 4096)))
 
@@ -58,5 +66,10 @@ def check_answer_tiling_does_not_help(student):
     """TILING_DOES_NOT_HELP names the situation in which tiling does not reduce HBM traffic.
 
     Always judged."""
-    check_letter(student, "TILING_DOES_NOT_HELP", "ABCD", ref.TILING_DOES_NOT_HELP,
-                 "Compare the two counts from attention_io: for which sizes is N^2 d^2 / M no smaller than N^2?")
+    check_letter(
+        student,
+        "TILING_DOES_NOT_HELP",
+        "ABCD",
+        ref.TILING_DOES_NOT_HELP,
+        "Compare the two counts from attention_io: for which sizes is N^2 d^2 / M no smaller than N^2?",
+    )

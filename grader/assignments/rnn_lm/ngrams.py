@@ -4,6 +4,7 @@ The tables are dicts (defaultdicts and Counters arrive as plain dicts, numpy str
 grader/jail/codec.py); ``sequence_log_prob`` is called with the reference's table, so a wrong
 ``ngram_probs`` costs it nothing.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,11 +17,14 @@ from grader.checking.base import CheckFailed, Lazy, NotJudged, Skip, call, fail_
 from grader.checking.compare import describe
 from grader.checking.gate import Probe
 from grader.checking.strategies import st
+from grader.checking.templates import Values, check, form, values
 from reference import rnn_lm
 
 VOCAB = ("cows", "eat", "corn", "grass")
 SHORT = ["cows", "eat", "corn", "cows", "eat", "grass"]
-LECTURE = [w for word, k in (("corn", 4), ("grass", 3), ("hay", 2), ("if", 1), ("which", 1)) for w in ["cows", "eat", word] * k]
+LECTURE = [
+    w for word, k in (("corn", 4), ("grass", 3), ("hay", 2), ("if", 1), ("which", 1)) for w in ["cows", "eat", word] * k
+]
 
 
 def corpora():
@@ -47,24 +51,36 @@ def _real(value) -> float | None:
 
 def _table(student, tokens, n, context) -> dict[tuple, dict[str, float]]:
     """The student's ngram_probs(tokens, n) as a dict, or CheckFailed saying how it is not the asked structure."""
-    got = call(student, "ngram_probs", list(tokens), n).value
+    return _table_form(call(student, "ngram_probs", list(tokens), n).value, [tokens, n], context)
+
+
+def _table_form(got, args, context) -> dict[tuple, dict[str, float]]:
+    n = args[1]
     if not isinstance(got, dict):
         raise CheckFailed(f"{context} should return a dict; got {describe(got)}", kind="type")
     table = {}
     for key, following in got.items():
         if not (isinstance(key, tuple) and len(key) == n - 1 and all(isinstance(w, str) for w in key)):
-            raise CheckFailed(f"{context}: every key should be a tuple of the n - 1 = {n - 1} previous words; "
-                              f"got the key {describe(key)}", kind="type")
+            raise CheckFailed(
+                f"{context}: every key should be a tuple of the n - 1 = {n - 1} previous words; "
+                f"got the key {describe(key)}",
+                kind="type",
+            )
         if not isinstance(following, dict):
-            raise CheckFailed(f"{context}: the value for {key!r} should be a dict {{next word: probability}}; "
-                              f"got {describe(following)}", kind="type")
+            raise CheckFailed(
+                f"{context}: the value for {key!r} should be a dict {{next word: probability}}; "
+                f"got {describe(following)}",
+                kind="type",
+            )
         probs = {}
         for word, p in following.items():
             if not isinstance(word, str) or _real(p) is None:
-                raise CheckFailed(f"{context}: table[{key!r}] should map words (str) to numbers; it has "
-                                  f"{describe(word)}: {describe(p)}", kind="type",
-                                  hint="Map each next word (a str) to a plain float: count / total, not a Fraction "
-                                       "or a string.")
+                raise CheckFailed(
+                    f"{context}: table[{key!r}] should map words (str) to numbers; it has "
+                    f"{describe(word)}: {describe(p)}",
+                    kind="type",
+                    hint="Map each next word (a str) to a plain float: count / total, not a Fraction or a string.",
+                )
             probs[word] = _real(p)
         table[key] = probs
     return table
@@ -73,21 +89,9 @@ def _table(student, tokens, n, context) -> dict[tuple, dict[str, float]]:
 PROBE_NGRAM_PROBS = Probe("ngram_probs", corpora(), list, rnn_lm.ngram_probs, {0: "tokens"})
 
 
-def check_ngram_probs_structure(student):
-    """ngram_probs returns a dict mapping tuples of n - 1 words to dicts {next word: probability}.
-
-    Always judged."""
-
-    def prop(case):
-        tokens, n = case
-        _table(student, tokens, n, Lazy(lambda: f"ngram_probs({_describe_tokens(tokens)}, {n})"))
-
-    for_all(corpora(), prop, max_examples=4, examples=((SHORT, 2), (LECTURE, 3)))
-
-
 def _counted(tokens, n, denominator):
     """What a counting mistake gives: count(context, word) / denominator(context)."""
-    grams = Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    grams = Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
     table = {}
     for gram, k in grams.items():
         table.setdefault(gram[:-1], {})[gram[-1]] = k / denominator(gram[:-1], grams)
@@ -97,50 +101,93 @@ def _counted(tokens, n, denominator):
 def _ngram_hint(got, tokens, n) -> str | None:
     total = max(len(tokens) - n + 1, 1)
     mistakes = (
-        (lambda: _counted(tokens, n, lambda ctx, grams: total),
-         "Normalise each context's counts by how often that context is followed by a word, not by the number of "
-         "n-grams in the whole corpus."),
-        (lambda: _counted(tokens[:-1], n, lambda ctx, grams: sum(k for g, k in grams.items() if g[:-1] == ctx)),
-         "The last n-gram of the corpus is missing: the windows end at the last word (range(len(tokens) - n + 1))."),
-        (lambda: _counted(tokens, n, lambda ctx, grams: max(1, sum(1 for i in range(len(tokens) - n + 2)
-                                                                   if tuple(tokens[i:i + n - 1]) == ctx))),
-         "Divide by the number of times the context is followed by a word; a context at the very end of the corpus "
-         "has no next word and does not count."),
+        (
+            lambda: _counted(tokens, n, lambda ctx, grams: total),
+            "Normalise each context's counts by how often that context is followed by a word, not by the number of "
+            "n-grams in the whole corpus.",
+        ),
+        (
+            lambda: _counted(tokens[:-1], n, lambda ctx, grams: sum(k for g, k in grams.items() if g[:-1] == ctx)),
+            "The last n-gram of the corpus is missing: the windows end at the last word (range(len(tokens) - n + 1)).",
+        ),
+        (
+            lambda: _counted(
+                tokens,
+                n,
+                lambda ctx, grams: max(
+                    1, sum(1 for i in range(len(tokens) - n + 2) if tuple(tokens[i : i + n - 1]) == ctx)
+                ),
+            ),
+            "Divide by the number of times the context is followed by a word; a context at the very end of the corpus "
+            "has no next word and does not count.",
+        ),
     )
     for compute, hint in mistakes:
         want = compute()
-        if want.keys() == got.keys() and all(want[k].keys() == got[k].keys() and all(
-                math.isclose(got[k][w], p, rel_tol=1e-9, abs_tol=1e-12) for w, p in want[k].items()) for k in want):
+        if want.keys() == got.keys() and all(
+            want[k].keys() == got[k].keys()
+            and all(math.isclose(got[k][w], p, rel_tol=1e-9, abs_tol=1e-12) for w, p in want[k].items())
+            for k in want
+        ):
             return hint
     return None
 
 
-def check_ngram_probs_matches_counts(student):
+def _same_table(got, want, args, context, name) -> None:
+    """The tables have the same contexts, next words and probabilities (within 1e-9), else CheckFailed."""
+    tokens, n = args
+    hint = Lazy(lambda: _ngram_hint(got, tokens, n))
+    if got.keys() != want.keys():
+        extra, missing = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
+        fail_if(
+            f"the contexts differ: {'missing ' + repr(missing[:3]) if missing else ''}"
+            f"{'; ' if missing and extra else ''}{'unexpected ' + repr(extra[:3]) if extra else ''} "
+            f"(a context is every run of n - 1 words that is followed by a word)",
+            context,
+            hint=_hint(hint),
+        )
+    for key, following in want.items():
+        if got[key].keys() != following.keys():
+            fail_if(
+                f"after {key!r} the next words should be {sorted(following)}; got {sorted(got[key])}",
+                context,
+                hint=_hint(hint),
+            )
+        for word, p in following.items():
+            if not math.isclose(got[key][word], p, rel_tol=1e-9, abs_tol=1e-12):
+                fail_if(f"P({word!r} | {key!r}) should be {p:.6g}; got {got[key][word]:.6g}", context, hint=_hint(hint))
+
+
+NGRAMS = Values(
+    "ngram_probs",
+    corpora,
+    list,
+    rnn_lm.ngram_probs,
+    max_examples=10,
+    examples=((SHORT, 2), (LECTURE, 3)),
+    form=_table_form,
+    compare=_same_table,
+    lead="",
+    show=lambda args: f"ngram_probs({_describe_tokens(args[0])}, {args[1]})",
+)
+
+check_ngram_probs_structure = check(
+    form,
+    "check_ngram_probs_structure",
+    """ngram_probs returns a dict mapping tuples of n - 1 words to dicts {next word: probability}.
+
+    Always judged.""",
+    spec=NGRAMS,
+)
+
+check_ngram_probs_matches_counts = check(
+    values,
+    "check_ngram_probs_matches_counts",
     """ngram_probs gives P(word | context) = count(context, word) / count(context followed by any word).
 
-    Always judged."""
-
-    def prop(case):
-        tokens, n = case
-        context = Lazy(lambda: f"ngram_probs({_describe_tokens(tokens)}, {n})")
-        got = _table(student, tokens, n, context)
-        want = rnn_lm.ngram_probs(tokens, n)
-        hint = Lazy(lambda: _ngram_hint(got, tokens, n))
-        if got.keys() != want.keys():
-            extra, missing = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
-            fail_if(f"the contexts differ: {'missing ' + repr(missing[:3]) if missing else ''}"
-                    f"{'; ' if missing and extra else ''}{'unexpected ' + repr(extra[:3]) if extra else ''} "
-                    f"(a context is every run of n - 1 words that is followed by a word)", context, hint=_hint(hint))
-        for key, following in want.items():
-            if got[key].keys() != following.keys():
-                fail_if(f"after {key!r} the next words should be {sorted(following)}; got {sorted(got[key])}", context,
-                        hint=_hint(hint))
-            for word, p in following.items():
-                if not math.isclose(got[key][word], p, rel_tol=1e-9, abs_tol=1e-12):
-                    fail_if(f"P({word!r} | {key!r}) should be {p:.6g}; got {got[key][word]:.6g}", context,
-                            hint=_hint(hint))
-
-    for_all(corpora(), prop, max_examples=10, examples=((SHORT, 2), (LECTURE, 3)))
+    Always judged.""",
+    spec=NGRAMS,
+)
 
 
 def _hint(lazy) -> str | None:
@@ -163,17 +210,26 @@ def check_ngram_probs_sum_to_one(student):
         for key, following in table.items():
             total = sum(following.values())
             if any(not p > 0 for p in following.values()) or not math.isclose(total, 1.0, rel_tol=1e-9):
-                raise CheckFailed(f"{context}: the probabilities after {key!r} are {following}, which sum to {total:.6g}; "
-                                  f"each context's next-word distribution must sum to 1")
+                raise CheckFailed(
+                    f"{context}: the probabilities after {key!r} are {following}, which sum to {total:.6g}; "
+                    f"each context's next-word distribution must sum to 1"
+                )
 
-    for_all(corpora(), prop, max_examples=4, examples=((SHORT, 2), (LECTURE, 3)),
-            unjudged="ngram_probs returned an empty table for every corpus")
+    for_all(
+        corpora(),
+        prop,
+        max_examples=4,
+        examples=((SHORT, 2), (LECTURE, 3)),
+        unjudged="ngram_probs returned an empty table for every corpus",
+    )
 
 
 # --- sequence_log_prob ---------------------------------------------------------------------------------
 
+
 def bigram_cases():
     """``(train, sentence)``: a training corpus and a sentence whose every bigram occurs in it."""
+
     @st.composite
     def draw(draw):
         train = draw(st.lists(st.sampled_from(VOCAB), min_size=2, max_size=12))
@@ -186,6 +242,7 @@ def bigram_cases():
                 break
             sentence.append(draw(st.sampled_from(sorted(following))))
         return train, sentence
+
     return draw()
 
 
@@ -201,11 +258,16 @@ def _call_text(sentence, train) -> str:
     return f"sequence_log_prob({_describe_tokens(sentence)}, ngram_probs({_describe_tokens(train)}, 2))"
 
 
-PROBE_SEQUENCE_LOG_PROB = Probe("sequence_log_prob", bigram_cases(),
-                                lambda case: [list(case[1]), rnn_lm.ngram_probs(case[0], 2)], rnn_lm.sequence_log_prob,
-                                {0: "tokens", 1: "probs"})
+PROBE_SEQUENCE_LOG_PROB = Probe(
+    "sequence_log_prob",
+    bigram_cases(),
+    lambda case: [list(case[1]), rnn_lm.ngram_probs(case[0], 2)],
+    rnn_lm.sequence_log_prob,
+    {0: "tokens", 1: "probs"},
+)
 
 
+# by hand: its messages name the training corpus, which the call's arguments (a table) do not hold.
 def check_sequence_log_prob_values(student):
     """sequence_log_prob sums ln P(token t | token t - 1) over t >= 1 (the first token is not scored).
 
@@ -227,8 +289,12 @@ def check_sequence_log_prob_values(student):
             hint = "Sum the log-probabilities; do not average them."
         raise CheckFailed(f"{context} should be {want:.6g}; got {got:.6g}", hint=hint)
 
-    for_all(bigram_cases(), prop, max_examples=8,
-            examples=((["cows", "eat", "corn", "cows", "eat", "grass", "eat", "corn"], ["cows", "eat", "corn"]),))
+    for_all(
+        bigram_cases(),
+        prop,
+        max_examples=8,
+        examples=((["cows", "eat", "corn", "cows", "eat", "grass", "eat", "corn"], ["cows", "eat", "corn"]),),
+    )
 
 
 def check_sequence_log_prob_unseen_is_minus_inf(student):
@@ -239,12 +305,22 @@ def check_sequence_log_prob_unseen_is_minus_inf(student):
     train = ["cows", "eat", "corn", "cows", "eat", "grass"]
     seen = _score(student, ["cows", "eat", "corn"], train, Lazy(lambda: _call_text(["cows", "eat", "corn"], train)))
     if not math.isfinite(seen):
-        raise NotJudged(f"{_call_text(['cows', 'eat', 'corn'], train)} returned {seen}, although every bigram of that "
-                        f"sentence was seen; -inf pays only where it is the answer", kind="not_judged")
-    for sentence in (["cows", "corn"], ["cows", "eat", "cows"], ["cows", "eat", "hay"], ["grass", "cows"], ["hay", "cows"]):
+        raise NotJudged(
+            f"{_call_text(['cows', 'eat', 'corn'], train)} returned {seen}, although every bigram of that "
+            f"sentence was seen; -inf pays only where it is the answer",
+            kind="not_judged",
+        )
+    for sentence in (
+        ["cows", "corn"],
+        ["cows", "eat", "cows"],
+        ["cows", "eat", "hay"],
+        ["grass", "cows"],
+        ["hay", "cows"],
+    ):
         context = Lazy(lambda: _call_text(sentence, train))
         got = _score(student, sentence, train, context)
         if got != -math.inf:
-            raise CheckFailed(f"{context} should be -inf (a bigram or context that never occurred has probability 0); "
-                              f"got {got:.6g}",
-                              hint="Return float('-inf') as soon as a context or a next word is missing from the table.")
+            raise CheckFailed(
+                f"{context} should be -inf (a bigram or context that never occurred has probability 0); got {got:.6g}",
+                hint="Return float('-inf') as soon as a context or a next word is missing from the table.",
+            )

@@ -1,4 +1,5 @@
 """Checks for the conceptual questions, answered as variables. Messages never reveal the key."""
+
 from __future__ import annotations
 
 from grader.checking.answers import answer, check_letter, whole_number
@@ -11,9 +12,15 @@ def check_answer_causal_mask_choice(student):
     """CAUSAL_MASK_CHOICE names the matrix that is the additive causal mask.
 
     Always judged."""
-    check_letter(student, "CAUSAL_MASK_CHOICE", "ABC", answers.CAUSAL_MASK_CHOICE,
-                 "Row i holds query i and column j key j: which entries must be -inf so that no query sees a "
-                 "later key, and none other?", verdict="is not the causal mask")
+    check_letter(
+        student,
+        "CAUSAL_MASK_CHOICE",
+        "ABC",
+        answers.CAUSAL_MASK_CHOICE,
+        "Row i holds query i and column j key j: which entries must be -inf so that no query sees a "
+        "later key, and none other?",
+        verdict="is not the causal mask",
+    )
 
 
 def check_answer_self_attention_is_causal(student):
@@ -24,8 +31,10 @@ def check_answer_self_attention_is_causal(student):
     if type(value) is not bool:
         raise CheckFailed(f"SELF_ATTENTION_IS_CAUSAL should be True or False (a bool); got {describe(value)}")
     if value != answers.SELF_ATTENTION_IS_CAUSAL:
-        raise CheckFailed(f"SELF_ATTENTION_IS_CAUSAL = {value} is not right. Without a mask, which keys can the "
-                          f"first query attend to?")
+        raise CheckFailed(
+            f"SELF_ATTENTION_IS_CAUSAL = {value} is not right. Without a mask, which keys can the "
+            f"first query attend to?"
+        )
 
 
 def check_answer_qkv_param_count(student):
@@ -34,5 +43,7 @@ def check_answer_qkv_param_count(student):
     Always judged."""
     value = whole_number(answer(student, "QKV_PARAM_COUNT"), "QKV_PARAM_COUNT")
     if value != answers.QKV_PARAM_COUNT:
-        raise CheckFailed(f"QKV_PARAM_COUNT = {value} is not right. How many numbers does one d_model x d_model "
-                          f"matrix hold, and does the sequence length change that?")
+        raise CheckFailed(
+            f"QKV_PARAM_COUNT = {value} is not right. How many numbers does one d_model x d_model "
+            f"matrix hold, and does the sequence length change that?"
+        )

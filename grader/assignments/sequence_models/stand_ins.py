@@ -5,6 +5,7 @@ The unit's stand-in is deliberately *not* the course's unit (relu): a ``forward`
 composition of this other unit really composes the function it was given. It is fixed (no randomness) so
 that regrades stay byte-identical.
 """
+
 from __future__ import annotations
 
 import torch
@@ -23,8 +24,12 @@ def other_unit(x: torch.Tensor, h_prev: torch.Tensor, Wrec: torch.Tensor, Win: t
     if Wrec.ndim != 2 or tuple(Wrec.shape) != (d_h, d_h):
         raise ValueError(f"recurrent_unit: Wrec must have shape (d_h, d_h) = ({d_h}, {d_h}); got {tuple(Wrec.shape)}")
     if x.ndim not in (1, 2) or x.ndim != h_prev.ndim or x.shape[:-1] != h_prev.shape[:-1]:
-        raise ValueError(f"recurrent_unit: x and h_prev must have shapes (B, d_in) and (B, d_h), or (d_in,) and "
-                         f"(d_h,); got {tuple(x.shape)} and {tuple(h_prev.shape)}")
+        raise ValueError(
+            f"recurrent_unit: x and h_prev must have shapes (B, d_in) and (B, d_h), or (d_in,) and "
+            f"(d_h,); got {tuple(x.shape)} and {tuple(h_prev.shape)}"
+        )
     if Win.ndim != 2 or Win.shape[0] != d_h or Win.shape[1] != x.shape[-1]:
-        raise ValueError(f"recurrent_unit: Win must have shape (d_h, d_in) = ({d_h}, {x.shape[-1]}); got {tuple(Win.shape)}")
+        raise ValueError(
+            f"recurrent_unit: Win must have shape (d_h, d_in) = ({d_h}, {x.shape[-1]}); got {tuple(Win.shape)}"
+        )
     return torch.tanh(h_prev @ Wrec.T + x @ Win.T + 0.5) + h_prev / 4  # (B, d_h) or (d_h,)
