@@ -3,7 +3,6 @@ hold, and printing one line when all of a self-check's properties do. Each assig
 imports it; it ships beside the notebook (one copy in the course's source tree, linked into each
 assignment's folder). It needs only numpy, torch and hypothesis.
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -58,14 +57,9 @@ def run(title: str, prop) -> bool:
     return True
 
 
-_LIBRARIES = tuple(
-    os.path.join(os.path.realpath(p), "")
-    for p in {
-        *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
-        os.path.dirname(os.path.dirname(np.__file__)),
-        os.path.dirname(os.path.dirname(torch.__file__)),
-    }
-)
+_LIBRARIES = tuple(os.path.join(os.path.realpath(p), "") for p in {
+    *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
+    os.path.dirname(os.path.dirname(np.__file__)), os.path.dirname(os.path.dirname(torch.__file__))})
 
 
 def _where(exc: BaseException) -> str:
@@ -76,9 +70,7 @@ def _where(exc: BaseException) -> str:
         if "selfcheck" in os.path.basename(name) or name.startswith("<frozen"):
             continue
         if name.startswith("<") or os.path.basename(os.path.dirname(name)).startswith("ipykernel_"):
-            return (
-                f" (line {frame.lineno} of your cell)"  # Jupyter's names for cells: <ipython-input-...>, ipykernel_*/
-            )
+            return f" (line {frame.lineno} of your cell)"  # Jupyter's names for cells: <ipython-input-...>, ipykernel_*/
         if not os.path.realpath(name).startswith(_LIBRARIES):
             return f" (line {frame.lineno} of {os.path.basename(name)})"
     return ""

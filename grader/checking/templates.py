@@ -14,7 +14,9 @@ live here:
 - :func:`form`: the result has the type, shape and dtype asked for (the :class:`Values` spec's ``form``, alone);
 - :func:`count`: a whole number equals the count it should (:class:`Count`).
 
-Equivariance and causality over positions are in grader.checking.positions; the class properties in
+The position properties are templates of the same kind in grader.checking.positions: :func:`causality` (built
+from one influence-matrix helper, along any axis) and :func:`permutation_equivariance` (any arguments reordered
+along any axis, the output reordered the same way or left as it was); the class properties are in
 grader.checking.modules.
 """
 
