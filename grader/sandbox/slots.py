@@ -15,13 +15,15 @@ import fcntl
 import os
 import tempfile
 
+from grader.errors import SandboxError
+
 COUNT = 5000  # slots 0..COUNT-1, uids SANDBOX_UID..SANDBOX_UID + COUNT - 1
 
 _held: dict[int, int] = {}  # slot -> the open file descriptor that holds its lock, for this process's lifetime
 
 
-class NoFreeSlot(RuntimeError):
-    """Every slot is held by a live process."""
+class NoFreeSlot(SandboxError):
+    """Every slot is held by a live process (the grader's failure, never a student's)."""
 
 
 def _folder() -> str:
