@@ -15,6 +15,12 @@ from .build import PORT
 SANDBOX_UIDS = range(SANDBOX_UID, SANDBOX_UID + 6000)  # one per worker slot when grading as root
 
 
+def _parent(pid: int | str) -> int:
+    """The parent pid of ``pid``, from /proc (OSError, ValueError or IndexError when it has gone)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
 def _process_table() -> dict[int, tuple[int, int, bytes]]:
     """pid -> (parent pid, uid, command line) of every process."""
     table = {}
@@ -22,8 +28,8 @@ def _process_table() -> dict[int, tuple[int, int, bytes]]:
         try:
             uid = os.stat(f"/proc/{pid}").st_uid
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, IndexError):
+            ppid = _parent(pid)
+        except (OSError, ValueError, IndexError):
             continue
         table[int(pid)] = (ppid, uid, cmd)
     return table
@@ -95,8 +101,7 @@ class ResourceWatch:
                 return True
             seen.add(ppid)
             try:
-                with open(f"/proc/{ppid}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                ppid = _parent(ppid)  # only the ancestors are read: cheap even under a fork bomb
             except (OSError, ValueError, IndexError):
                 return False
         return False
