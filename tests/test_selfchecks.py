@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
-import linecache
 import os
 import sys
 
@@ -17,6 +16,7 @@ from hypothesis import Phase, settings
 
 from grader.assignments.registry import ASSIGNMENTS
 from grader.course.release import release
+from grader.jail.execute import compile_cell
 from grader.notebook import grade_id as _grade_id
 from grader.notebook import is_test_cell
 
@@ -98,9 +98,8 @@ class Notebook:
             for cell in self.nb.cells:
                 if cell.cell_type == "code" and not is_test_cell(cell):
                     name = f"<{_grade_id(cell) or 'cell'}>"
-                    linecache.cache[name] = (len(cell.source), None, cell.source.splitlines(True), name)
                     with contextlib.redirect_stdout(io.StringIO()):
-                        exec(compile(cell.source, name, "exec"), self.ns)
+                        exec(compile_cell(cell.source, name), self.ns)
         finally:
             sys.modules.pop("selfcheck") if saved is None else sys.modules.__setitem__("selfcheck", saved)
             self.environ = dict(os.environ)

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import Phase, settings
 
 from grader.course.release import release
+from grader.jail.execute import compile_cell
 from grader.notebook import grade_id as _grade_id
 
 from .corpus.courses import entries
@@ -114,7 +115,7 @@ def _run(folder, replace: dict | None = None, *, quick: bool = False) -> dict[st
                     results[gid] = exc
             else:
                 with contextlib.suppress(NotImplementedError):  # answer stubs raise when run
-                    exec(compile(source, f"<{gid or 'cell'}>", "exec"), ns)
+                    exec(compile_cell(source, f"<{gid or 'cell'}>"), ns)
     finally:
         sys.modules.pop("selfcheck") if saved is None else sys.modules.__setitem__("selfcheck", saved)
     return results

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.jail.execute import fresh_namespace
+from grader.jail.execute import compile_cell, fresh_namespace
 from grader.notebook import SELF_CHECK_MARKER, grade_id, is_test_cell
 
 from .model import SelfCheckVerdict
@@ -116,8 +116,9 @@ def run_selfchecks_apart(notebook: Path, module, **options) -> SelfCheckVerdict:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+    """The exception's type and its first three lines, in one line: a self-check's title, then why it failed."""
+    lines = [line.strip() for line in str(exc).strip().splitlines()[:3]]
+    return f"{type(exc).__name__}: {' / '.join(lines)}"[:500]
 
 
 def run_selfchecks(
@@ -152,7 +153,7 @@ def run_selfchecks(
                 if wrap is not None:
                     wrap(ns, selfcheck)
                 try:
-                    exec(compile(cell.source, f"<{grade_id(cell) or 'cell'}>", "exec"), ns)
+                    exec(compile_cell(cell.source, f"<{grade_id(cell) or 'cell'}>"), ns)
                 except OutOfTime:
                     return SelfCheckVerdict("timeout", grade_id(cell), f"still running after {budget_s:g} s")
                 except BaseException as exc:

@@ -106,14 +106,20 @@ def describe_exception(exc: BaseException, limit: int = 2000) -> dict:
     return {"type": type(exc).__name__[:100], "message": message[:limit], "where": where}
 
 
+def compile_cell(source: str, name: str):
+    """``source`` compiled as the file ``name``, and, as IPython does, its text kept where inspect.getsource
+    finds it: Triton's interpreter reads a kernel's source when it runs it, so a name once given to other text
+    (an earlier notebook in this process) would run that text instead."""
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    return compile(source, name, "exec")
+
+
 def run_cell(index: int, source: str, ns: dict) -> dict:
     """Execute one cell; return {"index", "status": "ok"|"error", "message"}."""
     sink = CappedText()
     name = f"<cell {index}>"
-    # As IPython does: the cell's text is where inspect.getsource finds it (triton.jit reads a kernel's source)
-    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     try:
-        code = compile(source, name, "exec")
+        code = compile_cell(source, name)
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             exec(code, ns)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt: the student's cell ends, grading goes on
