@@ -9,6 +9,15 @@ import tempfile
 if "SEQGRADE_CACHE_DIR" not in os.environ:
     os.environ["SEQGRADE_CACHE_DIR"] = tempfile.mkdtemp(prefix="seqgrade-test-cache-")
     atexit.register(shutil.rmtree, os.environ["SEQGRADE_CACHE_DIR"], True)
+# Triton decides once per process, when triton.language is first imported, whether its own library functions
+# (tl.zeros, ...) run in its interpreter: set TRITON_INTERPRET before any test module imports triton, or a
+# worker that imported it first without the variable fails every interpreted kernel after ("Cannot call
+# @triton.jit'd outside of the scope of a kernel"). On a CUDA machine the kernels compile.
+if "TRITON_INTERPRET" not in os.environ:
+    import torch
+
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
 # A grading server the developer left running must not answer the tests' `seqgrade grade` calls
 # (tests/test_server.py starts servers of its own, at paths of its own).
 os.environ.setdefault("SEQGRADE_SERVER", "off")

@@ -99,6 +99,9 @@ class BatchRecord:
     def to_json(self) -> str:
         data = {"version": RECORD_SCHEMA_VERSION, **asdict(self)}
         data["skipped"] = [list(s) for s in self.skipped]
+        for student in data["students"].values():
+            if not student["chosen"]:
+                del student["chosen"]  # only where several notebooks were handed in: other records stay as they were
         return json.dumps(data, indent=2, allow_nan=False, sort_keys=True) + "\n"
 
     @classmethod

@@ -2,6 +2,7 @@
 when it runs it, by the cell's name, so text once given to that name (an earlier notebook in the same process:
 a mutant, or another test's notebook) must never run in its place."""
 
+import importlib.util
 import linecache
 import os
 
@@ -10,7 +11,7 @@ import pytest
 
 from grader.audit.selfchecks import run_selfchecks
 
-pytest.importorskip("triton")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed")
 
 KERNEL = """import os
 os.environ.setdefault("TRITON_INTERPRET", "1")
