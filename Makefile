@@ -1,6 +1,10 @@
 # seqgrade: `make demo` and `make test` each create .venv when absent and install into it.
 PYTHON ?= python3
-VENV := .venv
+# The checkout's own folder, wherever make runs from (a symbolic link to this Makefile included): an install
+# made from a folder that only links to the checkout (tests/test_docs.py's workspace) must point .venv at the
+# checkout, not at that folder.
+ROOT := $(patsubst %/,%,$(dir $(realpath $(firstword $(MAKEFILE_LIST)))))
+VENV := $(ROOT)/.venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.seqgrade-installed
 # The CPU build of torch is installed first, on its own, so that nothing later resolves torch to a
@@ -18,11 +22,11 @@ install: $(STAMP)
 # An editable install compiles none of seqgrade's own modules: where PYTHONDONTWRITEBYTECODE is set (as on
 # the machines we test on), every process would compile them again at each start (grader/ and reference/
 # take about 60 ms of the batch workers' start-up, 35 ms of the batch's own), so install compiles them once.
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): $(ROOT)/pyproject.toml $(ROOT)/constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) $(TORCH_SPEC)
-	$(PIP) -c constraints.txt -e '.[test]'
-	$(PY) -m compileall -q grader reference > /dev/null
+	$(PIP) -c $(ROOT)/constraints.txt -e '$(ROOT)[test]'
+	$(PY) -m compileall -q $(ROOT)/grader $(ROOT)/reference > /dev/null
 	$(PY) -c "import importlib.metadata as md, sys; cuda = sorted(d.metadata['Name'] for d in md.distributions() if d.metadata['Name'].lower().startswith('nvidia-')); sys.exit(f'a CUDA build of torch was pulled in ({len(cuda)} nvidia packages, several GB): rm -rf $(VENV), then run make again with TORCH_SPEC naming a CPU wheel, e.g. TORCH_SPEC=\"torch==2.13.0 --index-url <a CPU wheel index>\" (see README, Where it runs)') if cuda else None"
 	touch $(STAMP)
 
@@ -30,7 +34,8 @@ demo: $(STAMP)
 	$(VENV)/bin/seqgrade demo --out $(DEMO_OUT)
 
 # ruff first (lint and format check, settings in pyproject.toml; `ruff format .` fixes the format), then the
-# tests in parallel, one pytest-xdist worker a core (tests that share a module's expensive fixture stay together).
+# tests in parallel, pytest-xdist workers (two more than the cores: tests/conftest.py), a file to a worker (tests that
+# share a module's expensive fixture stay together), the files with slow tests handed out first.
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

@@ -9,6 +9,12 @@ import tempfile
 if "SEQGRADE_CACHE_DIR" not in os.environ:
     os.environ["SEQGRADE_CACHE_DIR"] = tempfile.mkdtemp(prefix="seqgrade-test-cache-")
     atexit.register(shutil.rmtree, os.environ["SEQGRADE_CACHE_DIR"], True)
+# One thread for torch's and OpenMP's pools, in the workers and every process they start (the grader sets one
+# thread itself where it grades): the suite runs a worker per core and each starts more processes, and a pool's
+# threads spin waiting for each other on a busy machine (nbgrader grading recursive_attention's solution in
+# its kernel: 14.1 CPU s with two threads, 9.1 with one, two busy loops beside it).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 # Triton decides once per process, when triton.language is first imported, whether its own library functions
 # (tl.zeros, ...) run in its interpreter: set TRITON_INTERPRET before any test module imports triton, or a
 # worker that imported it first without the variable fails every interpreted kernel after ("Cannot call
@@ -107,6 +113,14 @@ COURSE_RULES = (
 RECORDED = "test_results_are_byte_identical_to_the_recorded_ones"
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (make test): two workers more than this process may use CPUs. Many tests wait rather than
+    compute (a hung student's wall-clock backstop, a server's idle exit, nbgrader's kernels starting), and with
+    one worker a core a 2-core machine sat idle for a third of the run."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cpus + 2
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--assignment",
@@ -118,6 +132,11 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    # A parallel run (make test: pytest-xdist, --dist loadfile) hands whole files to the workers in this order;
+    # the files holding the slow tests (minutes each) go first, so that none starts last while the other
+    # workers sit idle. The order within each group is kept.
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
     assignment = config.getoption("--assignment")
     if assignment is None:
         return

@@ -248,6 +248,7 @@ def test_the_assignment_places_are_the_hand_lists_the_code_keeps():
         assert f'"{assignment}/' in recorded and "`tests/corpus/recorded.json`" in section, assignment
 
 
+@pytest.mark.slow
 def test_following_the_guide_gives_an_assignment_that_passes_its_tests(tmp_path):
     """Every block of the guide, applied in order to a scratch copy of the course; then its checks. The files it
     changed are the ones its table counts, and the Python ones that ruff passed before pass it still."""

@@ -16,6 +16,7 @@ from grader.assignments.registry import SEQUENCE_MODELS
 from grader.batch.identity import file_stem
 from grader.batch.run import BatchConfig, run_batch
 from grader.jail.limits import Limits
+from grader.sandbox.cpus import cpu_for
 
 from .corpus import recorded
 from .corpus.build import MARKERS, build_corpus, generated_degenerate, load, validate_entries
@@ -289,8 +290,9 @@ def _load_sample(entries: dict) -> list[str]:
 
 @pytest.mark.slow
 def test_whole_corpus_is_deterministic_across_runs_worker_counts_and_load(corpus):
-    """The corpus graded again, now with one worker and every core kept busy by other processes, gives
-    byte-identical grades.csv rows and JSON: timeouts count CPU time, so the machine's load changes nothing.
+    """The corpus graded again, now with one worker and the CPU it grades on kept busy by another process (the
+    batch then has half of it), gives byte-identical grades.csv rows and JSON: timeouts count CPU time, so the
+    machine's load changes nothing.
     A sample is graded again (_load_sample: everything a limit decides), the same files linked into a folder
     of their own."""
     again, out2 = corpus["root"] / "submissions-again", corpus["root"] / "out-again"
@@ -299,7 +301,8 @@ def test_whole_corpus_is_deterministic_across_runs_worker_counts_and_load(corpus
     for path in (corpus["root"] / "submissions").iterdir():
         if path.stem in sample:
             os.link(path, again / path.name)  # the very same bytes under the same name
-    load = CpuLoad()
+    cpu = cpu_for(0)  # where the batch's one worker grades, and its jails run (grader.sandbox.cpus)
+    load = CpuLoad(cpus=[cpu] if cpu is not None else None)
     try:
         run_batch(BatchConfig(str(again), "sequence_models", str(out2), workers=1, limits=LIMITS))
     finally:

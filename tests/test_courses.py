@@ -1,14 +1,11 @@
 """Every assignment after sequence_models (which tests/test_assignment.py and tests/test_corpus.py cover in
-more depth): its source notebook agrees with the registry, its release leaks nothing, nbgrader's own
-autograde gives the solution full marks and the release nothing, and its corpus (tests/corpus/courses/)
-is graded through the sandbox, as a TA's batch would be, exactly as each entry declares."""
+more depth): its source notebook agrees with the registry, its release leaks nothing, and its corpus
+(tests/corpus/courses/) is graded through the sandbox, as a TA's batch would be, exactly as each entry declares.
+nbgrader's own round trip on them is tests/test_courses_nbgrader.py."""
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -118,58 +115,6 @@ def test_release_contains_no_solution_or_hidden_test(assignment, releases):
         assert not leaks, (path.name, leaks[:3])
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("assignment", COURSES)
-def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothing(assignment, tmp_path):
-    """nbgrader's own generate_assignment and autograde (hidden tests run in the student's kernel): the
-    solution's self-checks pass, each printing one line, and it earns every automatic point; the release's
-    self-check cells fail with NotImplementedError ("not implemented yet"), and it earns nothing."""
-    course = tmp_path / "course"
-    shutil.copytree(
-        ASSIGNMENTS_ROOT,
-        course,
-        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"),
-    )
-    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    nbgrader = [sys.executable, "-m", "nbgrader"]
-    subprocess.run(
-        [*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env, check=True, capture_output=True
-    )
-    released = course / "release" / assignment
-    notebook = ASSIGNMENTS[assignment].notebook
-    solution = release(assignment, tmp_path / "solution", solutions=True) / notebook
-    for student, source in (("solution", solution), ("stubs", released / notebook)):
-        folder = course / "submitted" / student / assignment
-        folder.mkdir(parents=True)
-        shutil.copy(source, folder / notebook)
-        for helper in ("selfcheck.py", "selfcheck_base.py"):
-            shutil.copy(released / helper, folder)
-    subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, check=True, capture_output=True)
-    from nbgrader.api import Gradebook
-
-    auto = {f"test_{e.id}": e.max_points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for student, want in (("solution", auto), ("stubs", {k: 0.0 for k in auto})):
-            sub = gb.find_submission_notebook(notebook.removesuffix(".ipynb"), assignment, student)
-            assert {g.name: g.auto_score for g in sub.grades if g.name.startswith("test_")} == want, student
-    for student in ("solution", "stubs"):
-        graded = nbformat.read(course / "autograded" / student / assignment / notebook, as_version=4)
-        checks = [c for c in graded.cells if (_grade_id(c) or "").startswith("selfcheck_")]
-        assert checks
-        for cell in checks:
-            text = "".join(o.get("text", "") for o in cell.outputs)
-            errors = [o for o in cell.outputs if o.output_type == "error"]
-            if student == "solution":  # one line, no error, no echoed True/False
-                assert text.startswith("[ok] ") and text.count("\n") == 1 and not errors, (_grade_id(cell), text)
-                assert not [o for o in cell.outputs if o.output_type == "execute_result"], _grade_id(cell)
-            elif ASSIGNMENTS[assignment].exercise(_grade_id(cell).removeprefix("selfcheck_")).bonus:
-                # a bonus left undone fails nothing: its self-check says so in one line
-                assert text.startswith("[skipped] ") and text.count("\n") == 1 and not errors, (_grade_id(cell), text)
-            else:  # the stub's NotImplementedError fails the cell, as nbgrader's convention has it
-                assert [e.ename for e in errors] == ["NotImplementedError"], (_grade_id(cell), cell.outputs)
-                assert "not implemented yet" in errors[0].evalue
-
-
 @pytest.fixture(scope="module")
 def corpus(releases, tmp_path_factory):
     """Each assignment's corpus, plus its solution, graded through the sandbox in one batch per assignment
@@ -191,6 +136,7 @@ def corpus(releases, tmp_path_factory):
     return Graded()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", COURSES)
 def test_solution_gets_full_marks_through_the_sandbox(assignment, corpus):
     result = corpus[assignment][1]["honest"]
@@ -198,6 +144,7 @@ def test_solution_gets_full_marks_through_the_sandbox(assignment, corpus):
     assert result["score"] == sum(e.points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment,student", CORPUS)
 def test_corpus_entry_is_graded_as_declared(assignment, student, corpus):
     """wrong: exactly the declared checks fail, every other exercise keeps full marks; degenerate: nothing
@@ -207,6 +154,7 @@ def test_corpus_entry_is_graded_as_declared(assignment, student, corpus):
     assert expected_problems(ASSIGNMENTS[assignment], made[student], results[student]) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", COURSES)
 def test_results_are_byte_identical_to_the_recorded_ones(assignment, corpus):
     """Every result of the assignment's corpus is the bytes recorded before (tests/corpus/recorded.py)."""
@@ -251,31 +199,3 @@ def test_list_shows_every_assignment(capsys):
     out = capsys.readouterr().out
     for assignment, spec in ASSIGNMENTS.items():
         assert f"{assignment} ({spec.notebook}): {spec.max_score:g} points" in out
-
-
-def test_nbgrader_validate_reports_a_failing_self_check(tmp_path):
-    """`nbgrader validate` (the student's Validate button) fails a notebook whose self-check fails and
-    names that self-check; it passes the solution. Self-check cells are 0-point grade cells for this."""
-    from grader.assignments.sequence_models.samples import WRONG as SEQUENCE_MODELS_WRONG
-
-    folder = release("sequence_models", tmp_path / "rel", solutions=True)
-    notebook = folder / ASSIGNMENTS["sequence_models"].notebook
-    nb = nbformat.read(notebook, as_version=4)
-    for cell in nb.cells:
-        if _grade_id(cell) == "seq2col":
-            cell.source = SEQUENCE_MODELS_WRONG["seq2col"]
-    nbformat.write(nb, folder / "wrong.ipynb")
-    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    said = {}
-    for name in ("wrong.ipynb", notebook.name):
-        proc = subprocess.run(
-            [sys.executable, "-m", "nbgrader", "validate", name],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        said[name] = proc.stdout + proc.stderr
-    assert "VALIDATION FAILED" in said["wrong.ipynb"] and "# Self-check: seq2col" in said["wrong.ipynb"]
-    assert "Success! Your notebook passes all the tests." in said[notebook.name], said[notebook.name][-2000:]

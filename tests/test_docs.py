@@ -66,6 +66,7 @@ def test_docs_show_commands():
     assert sum(len(commands(p)) for p in DOCS) >= 12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
 def test_every_command_in_the_docs_succeeds(workspace, doc, stop_servers):
     for command in commands(doc):
@@ -115,3 +116,20 @@ def test_the_per_cell_limit_is_the_one_the_code_uses():
         stated = re.findall(r"cell may use (\d+(?:\.\d+)?) s of CPU time[^.;]*?(\d+(?:\.\d+)?) s", text)
         assert stated == [(f"{limits.cell_cpu_s:g}", f"{limits.cell_timeout_s:g}")], (doc, stated)
         assert "s per cell" not in text and "cell may run" not in text, doc
+
+
+def test_make_in_a_folder_of_links_installs_into_the_checkout(tmp_path):
+    """The docs' `make ...` commands run in a workspace of links to this checkout: were the install out of date
+    there, it must reinstall the checkout into its own .venv, never write the workspace's paths into it (a
+    seqgrade script whose first line names a deleted workspace's Python)."""
+    for name in ("Makefile", "pyproject.toml", "constraints.txt", ".venv"):
+        os.symlink(ROOT / name, tmp_path / name)
+    planned = subprocess.run(
+        ["make", "-n", "-W", str(ROOT / "pyproject.toml"), "install"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"-e '{ROOT}[test]'" in planned and f"{ROOT}/.venv/bin/python -m pip" in planned
+    assert str(tmp_path) not in planned
