@@ -1,10 +1,7 @@
 """The sequence_models assignment: the source notebook, its release, and nbgrader compatibility."""
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
@@ -16,6 +13,8 @@ from grader.course.release import ASSIGNMENTS_ROOT
 from grader.grading import Grader
 from grader.notebook import grade_id as _grade_id
 from grader.notebook import nbgrader_meta
+
+from .nbgrader_course import generated
 
 SOURCE_DIR = ASSIGNMENTS_ROOT / "source" / "sequence_models"
 SOURCE = SOURCE_DIR / "sequence_models.ipynb"
@@ -127,22 +126,8 @@ def test_solution_version_keeps_solutions_without_markers(released):
 
 @pytest.mark.slow
 def test_nbgrader_generate_and_autograde_agree_with_seqgrade(tmp_path, released):
-    course = tmp_path / "course"
-    shutil.copytree(
-        ASSIGNMENTS_ROOT,
-        course,
-        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"),
-    )
-    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    nbgrader = [sys.executable, "-m", "nbgrader"]
-    subprocess.run(
-        [*nbgrader, "generate_assignment", "sequence_models", "--force"],
-        cwd=course,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    release_nb = course / "release" / "sequence_models" / "sequence_models.ipynb"
+    course, _ = generated("sequence_models", tmp_path / "course")
+    release_nb = course.root / "release" / "sequence_models" / "sequence_models.ipynb"
     partial = nbformat.read(released[1], as_version=4)
     for cell in partial.cells:
         if _grade_id(cell) == "seq2col":
@@ -159,20 +144,20 @@ def test_nbgrader_generate_and_autograde_agree_with_seqgrade(tmp_path, released)
             )
     submissions = {"alice": released[1].read_text(), "bob": release_nb.read_text(), "carol": nbformat.writes(partial)}
     for student, text in submissions.items():
-        folder = course / "submitted" / student / "sequence_models"
+        folder = course.root / "submitted" / student / "sequence_models"
         folder.mkdir(parents=True)
         (folder / "sequence_models.ipynb").write_text(text)
         for helper in ("selfcheck.py", "selfcheck_base.py"):
-            shutil.copy(course / "release" / "sequence_models" / helper, folder)
-    subprocess.run([*nbgrader, "autograde", "sequence_models"], cwd=course, env=env, check=True, capture_output=True)
+            shutil.copy(course.root / "release" / "sequence_models" / helper, folder)
+    course.nbgrader("autograde", "sequence_models")
     from nbgrader.api import Gradebook
 
     auto_max = sum(e.points for e in SEQUENCE_MODELS.exercises if e.kind != "manual")
-    with Grader() as grader, Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Grader() as grader, Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
         for student in submissions:
             sub = gb.find_submission_notebook("sequence_models", "sequence_models", student)
             nbgrader_scores = {g.name: g.auto_score for g in sub.grades if g.name.startswith("test_")}
-            ours = grader.grade(course / "submitted" / student / "sequence_models" / "sequence_models.ipynb")
+            ours = grader.grade(course.root / "submitted" / student / "sequence_models" / "sequence_models.ipynb")
             assert nbgrader_scores == {
                 f"test_{e.id}": e.score for e in ours.exercises if e.id != "ar_fit_interpretation"
             }, student

@@ -12,8 +12,10 @@ import nbformat
 import pytest
 
 from grader.assignments.registry import ASSIGNMENTS
-from grader.course.release import ASSIGNMENTS_ROOT, release
+from grader.course.release import release
 from grader.notebook import grade_id as _grade_id
+
+from .nbgrader_course import generated
 
 COURSES = [a for a in ASSIGNMENTS if a != "sequence_models"]  # sequence_models: tests/test_assignment.py
 
@@ -24,36 +26,26 @@ def test_nbgrader_autograde_gives_the_solution_full_marks_and_the_release_nothin
     """nbgrader's own generate_assignment and autograde (hidden tests run in the student's kernel): the
     solution's self-checks pass, each printing one line, and it earns every automatic point; the release's
     self-check cells fail with NotImplementedError ("not implemented yet"), and it earns nothing."""
-    course = tmp_path / "course"
-    shutil.copytree(
-        ASSIGNMENTS_ROOT,
-        course,
-        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "gradebook.db"),
-    )
-    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    nbgrader = [sys.executable, "-m", "nbgrader"]
-    subprocess.run(
-        [*nbgrader, "generate_assignment", assignment, "--force"], cwd=course, env=env, check=True, capture_output=True
-    )
-    released = course / "release" / assignment
+    course, _ = generated(assignment, tmp_path / "course")
+    released = course.root / "release" / assignment
     notebook = ASSIGNMENTS[assignment].notebook
     solution = release(assignment, tmp_path / "solution", solutions=True) / notebook
     for student, source in (("solution", solution), ("stubs", released / notebook)):
-        folder = course / "submitted" / student / assignment
+        folder = course.root / "submitted" / student / assignment
         folder.mkdir(parents=True)
         shutil.copy(source, folder / notebook)
         for helper in ("selfcheck.py", "selfcheck_base.py"):
             shutil.copy(released / helper, folder)
-    subprocess.run([*nbgrader, "autograde", assignment], cwd=course, env=env, check=True, capture_output=True)
+    course.nbgrader("autograde", assignment)
     from nbgrader.api import Gradebook
 
     auto = {f"test_{e.id}": e.max_points for e in ASSIGNMENTS[assignment].exercises if e.kind != "manual"}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
         for student, want in (("solution", auto), ("stubs", {k: 0.0 for k in auto})):
             sub = gb.find_submission_notebook(notebook.removesuffix(".ipynb"), assignment, student)
             assert {g.name: g.auto_score for g in sub.grades if g.name.startswith("test_")} == want, student
     for student in ("solution", "stubs"):
-        graded = nbformat.read(course / "autograded" / student / assignment / notebook, as_version=4)
+        graded = nbformat.read(course.root / "autograded" / student / assignment / notebook, as_version=4)
         checks = [c for c in graded.cells if (_grade_id(c) or "").startswith("selfcheck_")]
         assert checks
         for cell in checks:

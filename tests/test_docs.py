@@ -125,8 +125,9 @@ def test_make_in_a_folder_of_links_installs_into_the_checkout(tmp_path):
     for name in ("Makefile", "pyproject.toml", "constraints.txt", ".venv"):
         os.symlink(ROOT / name, tmp_path / name)
     planned = subprocess.run(
-        ["make", "-n", "-W", str(ROOT / "pyproject.toml"), "install"],
+        ["make", "--no-print-directory", "-n", "-W", str(ROOT / "pyproject.toml"), "install"],
         cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},  # as if typed
         capture_output=True,
         text=True,
         check=True,

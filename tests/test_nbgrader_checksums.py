@@ -3,20 +3,19 @@
 student edited it: never for an untouched release or solution, once per edited cell, and the edited
 hidden-test cell is still graded with the hidden tests."""
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
 from nbgrader import utils
 
 from grader.assignments.registry import ASSIGNMENTS
-from grader.course.release import ASSIGNMENTS_ROOT, release
+from grader.course.release import release
 from grader.notebook import checksum
 from grader.notebook import grade_id as _grade_id
+
+from .nbgrader_course import generated
 
 WARNING = re.compile(r"Attribute '(\w+)' for cell (\S+) has changed")
 
@@ -41,24 +40,9 @@ def test_every_checksum_is_that_of_the_text_students_are_given(tmp_path):
 @pytest.mark.slow
 def test_autograde_warns_only_about_the_locked_cells_a_student_edited(tmp_path):
     assignment, notebook = "rnn_lm", ASSIGNMENTS["rnn_lm"].notebook
-    course = tmp_path / "course"
-    shutil.copytree(
-        ASSIGNMENTS_ROOT,
-        course,
-        ignore=shutil.ignore_patterns("__pycache__", "release", "submitted", "autograded", "feedback", "gradebook.db"),
-    )
-    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    nbgrader = [sys.executable, "-m", "nbgrader"]
-    made = subprocess.run(
-        [*nbgrader, "generate_assignment", assignment, "--force"],
-        cwd=course,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    course, made = generated(assignment, tmp_path / "course")
     assert not WARNING.search(made.stdout + made.stderr)
-    released = course / "release" / assignment
+    released = course.root / "release" / assignment
     ours = release(assignment, tmp_path / "ours")
     assert (ours / notebook).read_bytes() == (released / notebook).read_bytes()  # seqgrade's release is nbgrader's
     solution = release(assignment, tmp_path / "solution", solutions=True) / notebook
@@ -73,19 +57,17 @@ def test_autograde_warns_only_about_the_locked_cells_a_student_edited(tmp_path):
         ("solution", lambda p: shutil.copy(solution, p)),
         ("edited", lambda p: nbformat.write(edited, p)),
     ):
-        folder = course / "submitted" / student / assignment
+        folder = course.root / "submitted" / student / assignment
         folder.mkdir(parents=True)
         write(folder / notebook)
         for helper in ("selfcheck.py", "selfcheck_base.py"):
             shutil.copy(released / helper, folder)
-    graded = subprocess.run(
-        [*nbgrader, "autograde", assignment], cwd=course, env=env, capture_output=True, text=True, check=True
-    )
+    graded = course.nbgrader("autograde", assignment)
     log = graded.stdout + graded.stderr
     assert sorted(WARNING.findall(log)) == [("checksum", "imports"), ("checksum", "test_lstm_cell")], log[-3000:]
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
         scores = {
             s: {g.name: g.auto_score for g in gb.find_submission_notebook(notebook[:-6], assignment, s).grades}
             for s in ("untouched", "solution", "edited")
