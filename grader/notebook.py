@@ -163,6 +163,12 @@ def read_notebook(path: str | Path) -> tuple[dict, list[str]]:
 
 def load_submission(path: str | Path) -> Submission:
     nb, notes = read_notebook(path)
+    if not any(cell.get("cell_type") == "code" for cell in nb["cells"]):
+        what = "no cells" if not nb["cells"] else "no code cells, only text"
+        raise InvalidNotebook(
+            f"the notebook has {what}: there is nothing to grade (was it saved before the work was copied into "
+            f"it, or exported from another tool?)"
+        )
     transform = _ipython_to_python()
     cells = []
     for index, cell in enumerate(nb["cells"]):

@@ -41,6 +41,12 @@ def test_unchanged_release_gets_zero_with_clear_statuses(sandbox_grader, release
         (b'{"a": 1}', ["not a Jupyter notebook"]),
         (b'{"cells": [], "metadata": {}, "nbformat": 5, "nbformat_minor": 0}', ["format version 5"]),
         (b'{"cells": [], "metadata": {}, "nbformat": 2, "nbformat_minor": 0}', ["format version 2"]),
+        (b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ["has no cells", "nothing to grade"]),
+        (
+            b'{"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "def seq2col(seq, k): ..."}],'
+            b' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+            ["has no code cells", "nothing to grade"],
+        ),
     ],
 )
 def test_invalid_notebooks_get_a_result_with_a_reason(sandbox_grader, tmp_path, content, words):
