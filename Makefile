@@ -34,8 +34,8 @@ demo: $(STAMP)
 	$(VENV)/bin/seqgrade demo --out $(DEMO_OUT)
 
 # ruff first (lint and format check, settings in pyproject.toml; `ruff format .` fixes the format), then the
-# tests in parallel, pytest-xdist workers (two more than the cores: tests/conftest.py), a file to a worker (tests that
-# share a module's expensive fixture stay together), the files with slow tests handed out first.
+# tests in parallel, one pytest-xdist worker a core, a file to a worker (tests that share a module's expensive fixture
+# stay together), the files with slow tests handed out first (tests/conftest.py).
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

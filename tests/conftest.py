@@ -113,15 +113,6 @@ COURSE_RULES = (
 RECORDED = "test_results_are_byte_identical_to_the_recorded_ones"
 
 
-@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: unknown where it is not loaded (-p no:xdist)
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (make test): two workers more than this process may use CPUs. Many tests wait rather than
-    compute (a hung student's wall-clock backstop, a server's idle exit, nbgrader's kernels starting), and with
-    one worker a core a 2-core machine sat idle for a third of the run."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return cpus + 2
-
-
 def pytest_addoption(parser):
     parser.addoption(
         "--assignment",
