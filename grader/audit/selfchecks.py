@@ -100,7 +100,7 @@ def run_selfchecks_apart(notebook: Path, module, **options) -> SelfCheckVerdict:
         try:
             text = json.dumps(asdict(run_selfchecks(notebook, module, **options)))
         except BaseException as exc:
-            text = json.dumps(asdict(SelfCheckVerdict("error", "", _first_line(exc))))
+            text = json.dumps(asdict(SelfCheckVerdict("error", "", _summary(exc))))
         with os.fdopen(write, "w") as out:
             out.write(text)
         os._exit(0)
@@ -115,7 +115,7 @@ def run_selfchecks_apart(notebook: Path, module, **options) -> SelfCheckVerdict:
     return SelfCheckVerdict("failed", "", f"the notebook's process died while its self-checks ran: {how}")
 
 
-def _first_line(exc: BaseException) -> str:
+def _summary(exc: BaseException) -> str:
     """The exception's type and its first three lines, in one line: a self-check's title, then why it failed."""
     lines = [line.strip() for line in str(exc).strip().splitlines()[:3]]
     return f"{type(exc).__name__}: {' / '.join(lines)}"[:500]
@@ -157,7 +157,7 @@ def run_selfchecks(
                 except OutOfTime:
                     return SelfCheckVerdict("timeout", grade_id(cell), f"still running after {budget_s:g} s")
                 except BaseException as exc:
-                    return SelfCheckVerdict("failed" if selfcheck else "error", grade_id(cell), _first_line(exc))
+                    return SelfCheckVerdict("failed" if selfcheck else "error", grade_id(cell), _summary(exc))
                 reached = reached or grade_id(cell) == after
     except OutOfTime:  # between two cells
         return SelfCheckVerdict("timeout", "", f"still running after {budget_s:g} s")
