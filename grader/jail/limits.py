@@ -24,6 +24,9 @@ class Limits:
     # A function's first call that runs over its budget while loading code from disk (an import) may use
     # this much CPU once, and is then repeated warm under its ordinary budget (grader.sandbox.warmup).
     warmup_cpu_s: float = 1.0
+    # A call whose memory grows fast as it runs over its budget may use this much CPU, so that code that
+    # fills its memory meets memory_mb rather than a budget that memory traffic eats (grader.sandbox.budget).
+    hoard_cpu_s: float = 1.0
     call_idle_s: float = 1.0  # a call whose processes all wait (none running) this long is stopped: it sleeps
     call_timeout_s: float = 10.0  # wall-clock backstop of one call (code that alternates short sleeps and work)
     cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
@@ -45,6 +48,7 @@ class Limits:
             "call_cpu_s",
             "large_call_cpu_s",
             "warmup_cpu_s",
+            "hoard_cpu_s",
             "call_idle_s",
             "call_timeout_s",
             "cell_cpu_s",
@@ -76,6 +80,7 @@ class Limits:
             call_cpu_s=min(self.call_cpu_s, seconds),
             call_idle_s=min(self.call_idle_s, seconds),
             warmup_cpu_s=min(self.warmup_cpu_s, seconds),
+            hoard_cpu_s=min(self.hoard_cpu_s, seconds),
             large_call_cpu_s=min(self.large_call_cpu_s, seconds),
             cell_cpu_s=min(self.cell_cpu_s, seconds),
         )

@@ -31,11 +31,12 @@ from grader.jail.codec import encode_message
 from grader.jail.limits import Limits
 
 from . import procfs, remembered
+from .budget import CallClock
 from .jails import PROJECT_ROOT, SANDBOX_UID, Zygote, check_isolation  # noqa: F401  (re-exported)
 from .process import JailProcess
 from .remembered import ANSWERS
 from .replies import to_reply
-from .warmup import CallClock, callable_key
+from .warmup import callable_key
 
 MAX_HELPER_CALLS = 100_000  # stand-in calls answered within one call
 
@@ -74,7 +75,7 @@ class Session(JailProcess, ObjectCalls):
         if self.channel is None:
             self._start()
         deadline = time.monotonic() + self._remaining(self.limits.call_timeout_s)
-        clock = clock or CallClock(self._budget(name, watch), 0.0)
+        clock = clock or CallClock(self._budget(name, watch), 0.0, self.limits.hoard_cpu_s)
         allowance = CallAllowance.for_call(values.get("args") or [], clock.budget)
         max_bytes = allowance.max_frame_bytes if request.get("op") == "call" else MIN_FRAME_BYTES
         log = log if log is not None else []
@@ -247,7 +248,9 @@ class Session(JailProcess, ObjectCalls):
             first = warm_key not in self._warmed
             self._warmed.add(warm_key)
             clock = CallClock(
-                self._budget(name, measure_memory or None), self.limits.warmup_cpu_s if first else 0.0
+                self._budget(name, measure_memory or None),
+                self.limits.warmup_cpu_s if first else 0.0,
+                self.limits.hoard_cpu_s,
             ).arm(self.pgid)
             log, peak, reply = self._call_once(name, request, args, cotangent, handlers, measure_memory, clock)
             if clock.stretched:  # it loaded code on this first call: judged on a second call, warm

@@ -22,9 +22,9 @@ from grader.jail import framing
 from grader.jail.limits import Limits
 
 from . import procfs
+from .budget import CallClock
 from .ending import ENDING, await_ended
 from .jails import Zygote
-from .warmup import CallClock
 
 MAX_RESTARTS = 20
 
@@ -244,10 +244,10 @@ class JailProcess:
             if watch is not None:
                 watch.sample()
             if self.pgid:
-                used = procfs.tree_cpu_seconds(self.pgid)
+                used, resident_mb = procfs.tree_usage(self.pgid)
                 if clock.since_cpu is None:
-                    clock.start(used)
-                elif clock.over(used - clock.since_cpu + spent(), self.pgid):
+                    clock.start(used, resident_mb)
+                elif clock.over(used - clock.since_cpu + spent(), self.pgid, resident_mb):
                     raise framing.TimedOut()
                 if idle is not None:
                     now = time.monotonic()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NamedTuple
 
 from grader.jail.isolation import (
     CLONE_NEWIPC,
@@ -25,6 +26,7 @@ from grader.jail.isolation import (
 from .touched import Touched
 
 _TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def tree_pids(root: int | str) -> list:
@@ -45,21 +47,33 @@ def tree_pids(root: int | str) -> list:
     return found
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """User CPU seconds of process ``root``, its descendants and the children they reaped, read from /proc
-    by another process (the sandbox cannot change it). System time is left out on purpose: it is mostly
+def stat_fields(path: str) -> list[str]:
+    """The fields of a /proc ``stat`` file after the command name (which may hold spaces and ")"): index 0
+    is the state, 1 the parent's pid, 11 utime, 13 cutime, 21 rss (proc(5)'s fields 3 on)."""
+    with open(path) as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
+class TreeUsage(NamedTuple):
+    cpu_s: float  # user CPU seconds, the reaped children's included
+    resident_mb: float  # memory resident now, over the live processes
+
+
+def tree_usage(root: int) -> TreeUsage:
+    """User CPU seconds and resident memory of process ``root`` and its descendants, read from /proc by
+    another process (the sandbox cannot change them). System time is left out on purpose: it is mostly
     page faults, whose cost varies tenfold with the host (allocating 1 GB took 0.1 to 1.6 s of system
     time here, run to run), while computation shows up as user time; code that only sleeps or makes
     system calls meets the wall-clock backstop instead."""
-    ticks = 0
+    ticks = pages = 0
     for pid in tree_pids(root):
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            fields = stat_fields(f"/proc/{pid}/stat")
             ticks += int(fields[11]) + int(fields[13])  # utime, cutime
+            pages += int(fields[21])  # rss
         except (OSError, ValueError, IndexError):
             continue
-    return ticks / _TICKS
+    return TreeUsage(ticks / _TICKS, pages * _PAGE / 2**20)
 
 
 def tree_busy(root: int) -> bool:
@@ -74,8 +88,7 @@ def tree_busy(root: int) -> bool:
             continue
         for tid in tids:
             try:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split(None, 1)[0]
+                state = stat_fields(f"/proc/{pid}/task/{tid}/stat")[0]
             except (OSError, IndexError):
                 continue
             if state in ("R", "D"):

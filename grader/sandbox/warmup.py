@@ -15,8 +15,6 @@ What the jail read is taken from ``/proc/PID/io`` (``rchar``) by the grader, out
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .procfs import tree_pids
 
 READ_BYTES = 64 * 1024  # an import reads .pyc files; sympy's is 16 MB
@@ -46,34 +44,3 @@ def callable_key(name: str, op: str = "call", handle: str | None = None, method:
     if handle is None:
         return name
     return f"{name}.{method or '__call__'}" if op == "call" else f"{name}.{op}"
-
-
-@dataclass
-class CallClock:
-    """The CPU budget of one call as the grader applies it (mutable, one per call)."""
-
-    budget: float
-    warmup_s: float  # what the budget may stretch to once (0: no stretch for this call)
-    since_cpu: float | None = None  # the jail's CPU time when the call began to take a while
-    since_read: int | None = None  # and the bytes it had read by then
-    stretched: bool = False
-
-    def arm(self, pgid: int | None) -> "CallClock":
-        """Note what the jail has read before a call that may stretch (before it is sent: an import takes
-        a millisecond, long before the budget is first checked)."""
-        if self.warmup_s > self.budget and pgid:
-            self.since_read = tree_read_bytes(pgid)
-        return self
-
-    def start(self, cpu: float) -> None:
-        self.since_cpu = cpu
-
-    def over(self, used: float, pgid: int) -> bool:
-        """Whether ``used`` CPU seconds (the jail's, plus the grader's on the call's behalf, since the call
-        began) are over the budget, stretching it once for a first call that loads code."""
-        if used <= self.budget:
-            return False
-        if not self.stretched and self.since_read is not None and tree_read_bytes(pgid) - self.since_read >= READ_BYTES:
-            self.budget, self.stretched = self.warmup_s, True
-            return used > self.budget
-        return True

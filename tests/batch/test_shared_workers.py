@@ -10,6 +10,7 @@ import signal
 
 from grader.batch import pool
 from grader.batch.run import BatchConfig, run_batch
+from grader.sandbox.procfs import stat_fields
 
 
 def _processes() -> dict[int, tuple[int, str]]:
@@ -18,8 +19,7 @@ def _processes() -> dict[int, tuple[int, str]]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                ppid = int(stat_fields(f"/proc/{entry}/stat")[1])
                 with open(f"/proc/{entry}/cmdline", "rb") as f:
                     found[int(entry)] = (ppid, f.read().replace(b"\0", b" ").decode(errors="replace"))
             except (OSError, ValueError, IndexError):

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from grader.sandbox.client import SANDBOX_UID
+from grader.sandbox.procfs import stat_fields
 
 from .build import PORT
 
@@ -17,8 +18,7 @@ SANDBOX_UIDS = range(SANDBOX_UID, SANDBOX_UID + 6000)  # one per worker slot whe
 
 def _parent(pid: int | str) -> int:
     """The parent pid of ``pid``, from /proc (OSError, ValueError or IndexError when it has gone)."""
-    with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[1])
+    return int(stat_fields(f"/proc/{pid}/stat")[1])
 
 
 def _process_table() -> dict[int, tuple[int, int, bytes]]:

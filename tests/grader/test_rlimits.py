@@ -52,8 +52,7 @@ def zygote():
 
 def _start_time(pid: int) -> str | None:
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
+        return procfs.stat_fields(f"/proc/{pid}/stat")[19]
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return None
 
