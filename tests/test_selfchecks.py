@@ -182,3 +182,34 @@ def test_grader_skips_self_check_cells(folders, tmp_path):
     assert result.status == "graded" and result.score == 0
     noted = {c["index"] for c in result.cells if c.get("status") != "ok"}
     assert noted and not noted & selfcheck_cells, (noted, selfcheck_cells)
+
+
+@pytest.mark.parametrize("version", ["solution", "student"])
+def test_without_triton_the_bonus_says_so_and_the_rest_is_unchanged(version, folders, monkeypatch):
+    """On a machine without Triton (macOS, Windows): the bonus cell runs and says Triton is missing, the bonus's
+    self-check skips with one line, and every other cell and self-check does what it does with Triton."""
+    monkeypatch.setitem(sys.modules, "triton", None)  # `import triton` fails, find_spec("triton") is None
+    monkeypatch.setitem(sys.modules, "triton.language", None)
+    folder = folders["recursive_attention"][0 if version == "solution" else 1]
+    nb = Notebook(folder, "recursive_attention")
+    printed = io.StringIO()
+    sys.modules["selfcheck"] = nb.selfcheck
+    try:
+        for cell in nb.nb.cells:
+            if cell.cell_type == "code" and not is_test_cell(cell):
+                stub = version == "student" and _grade_id(cell) != "flash_forward"  # a stub may raise
+                may_raise = (NotImplementedError,) if stub else ()
+                with contextlib.redirect_stdout(printed), contextlib.suppress(*may_raise):
+                    exec(compile_cell(cell.source, f"<{_grade_id(cell) or 'cell'}>"), nb.ns)
+    finally:
+        sys.modules.pop("selfcheck", None)
+    assert printed.getvalue() == nb.selfcheck.NO_TRITON + "\n"
+    with pytest.raises(nb.selfcheck.TritonMissing, match="Triton is not installed here"):
+        nb.ns["flash_forward"](*(nb.selfcheck._randn(0, 3, 2).float() for _ in range(3)))
+    bonus = nb.run(nb.self_checks()["selfcheck_flash_forward"])
+    assert bonus.startswith("[skipped] ") and bonus.count("\n") == 1 and "Triton is not installed" in bonus, bonus
+    if version == "solution":
+        for grade_id, source in nb.self_checks().items():
+            if grade_id != "selfcheck_flash_forward":
+                printed = nb.run(source)
+                assert printed.startswith("[ok] ") and printed.count("\n") == 1, (grade_id, printed)
