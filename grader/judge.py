@@ -83,9 +83,26 @@ class _Calls:
             raise
 
 
-def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None, degenerate) -> CheckResult:
-    """One check's result: not judged when the probe saw the function hang or do no real work (a check
-    about values still runs, so its counterexample is shown, but pays nothing then)."""
+def _against(seen, outputs) -> tuple[int | None, str] | None:
+    """What the probe saw (an Observation, or a class probe's reason) against a check of ``outputs``."""
+    if isinstance(seen, Observation):
+        return seen.against(outputs)
+    return (None, seen) if seen else None
+
+
+def _unpaid(exercise: Exercise, against: tuple[int | None, str]) -> tuple[str, str]:
+    """(message, status) of a check that can pay nothing because of ``against`` (Observation.against): the
+    reason names the output where only one does no real work."""
+    why = against[1]
+    return f"not judged: {exercise.id} does no real work: {why}", getattr(why, "status", "failed")
+
+
+def _judge_check(
+    check, exercise: Exercise, view, aborted: StudentAborted | None, degenerate: tuple[str, str] | None
+) -> CheckResult:
+    """One check's result: not judged when the probe saw the function hang or do no real work, or an output
+    the check judges do none (``degenerate``: the message and status it then gets; a check about values still
+    runs, so its counterexample is shown, but pays nothing then)."""
     if aborted is not None and check.gated:
         return CheckResult(
             name=check.name,
@@ -97,10 +114,10 @@ def _judge_check(check, exercise: Exercise, view, aborted: StudentAborted | None
         )
     unpaid = CheckResult(
         name=check.name,
-        status=getattr(degenerate, "status", "failed"),
+        status=degenerate[1] if degenerate else "failed",
         points=0,
         max_points=check.points,
-        message=f"not judged: {exercise.id} does no real work: {degenerate}",
+        message=degenerate[0] if degenerate else "",
         kind="degenerate",
     )
     if degenerate and check.gated:
@@ -150,12 +167,17 @@ def _judge_exercise(
             aborted = exc
         except Exception:  # a fault in the probe itself: the checks then judge on their own (and say why)
             seen = None
-    degenerate = seen if seen else None
+    # Per check, why it can pay nothing: the function does no real work, or an output it judges does none
+    # (Check.outputs); where that holds for every check, the function as a whole is charged, as one root cause.
+    against = {c.name: _against(seen, c.outputs) for c in exercise.checks}
+    whole = bool(seen) or (bool(against) and all(against.values()))
+    degenerate = _against(seen, None)[1] if whole else None
     results, first, undone, token = [], None, None, None
     try:
         for check in exercise.checks:
             calls.who = check.name
-            result = _judge_check(check, exercise, undone or view, aborted, degenerate)
+            unpaid = _unpaid(exercise, against[check.name]) if against[check.name] else None
+            result = _judge_check(check, exercise, undone or view, aborted, unpaid)
             if (
                 undone is None
                 and first is None
@@ -217,6 +239,8 @@ def _judge_exercise(
         failed = [r for r in results if r.status != "passed"]
         first = next((r for r in failed if r.kind != "not_judged"), failed[0] if failed else None)
         root = _root(first.kind, first.message) if first else ""
+        if first is not None and against[first.name]:  # it judges an output that does no real work: that is why
+            root = f"{FAILURE_KINDS['degenerate']}: {against[first.name][1]}"
     return ExerciseResult(
         id=exercise.id, checks=tuple(results), max_score=exercise.points, root_cause=root, bonus=exercise.bonus
     )

@@ -42,6 +42,10 @@ class Check:
     # cannot be judged (``undecidable``).
     judges: str = "reference"
     hints: Mapping[str, str] = field(default_factory=dict)  # failure kind -> hint, overriding the defaults
+    # The outputs of a tuple result the check judges (None: all). Where the probe finds that some output does
+    # no real work (Probe.per_output: a placeholder, or an output that ignores an input), a check of the
+    # other outputs only is still paid: half the work keeps the points of the half that is right.
+    outputs: tuple[int, ...] | None = None
 
     def __post_init__(self):
         if self.judges not in JUDGES:

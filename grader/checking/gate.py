@@ -147,9 +147,19 @@ class Observation:
     expected: list
     raised: list = field(default_factory=list)
     degenerate: str | None = None
+    # With Probe.per_output, where only some outputs of a tuple do no real work: output index -> why, in the
+    # order found (placeholders first, then ignored inputs); the checks of the other outputs are still paid.
+    outputs: dict = field(default_factory=dict)
 
     def __bool__(self) -> bool:  # the judge asks "is it degenerate?"
         return bool(self.degenerate)
+
+    def against(self, outputs: Sequence[int] | None) -> tuple[int | None, str] | None:
+        """(output, why) when a check that judges ``outputs`` (None: all of them) can pay nothing: the function
+        does no real work, or one of those outputs does none; None when it can pay."""
+        if self.degenerate:
+            return None, self.degenerate
+        return next(((k, why) for k, why in self.outputs.items() if outputs is None or k in outputs), None)
 
     def __str__(self) -> str:
         return str(self.degenerate or "")
@@ -195,7 +205,8 @@ class Probe:
         got, want = [seen.results[i] for i in ok], [seen.expected[i] for i in ok]
         args = [seen.cases[i] for i in ok]
         if self.per_output and all(isinstance(o, (tuple, list)) and len(o) == len(got[0]) for o in got):
-            for k in range(len(got[0])):
+            n = len(got[0])
+            for k in range(n):
                 why = _trivial(
                     [o[k] for o in got],
                     [w[k] if isinstance(w, (tuple, list)) else w for w in want],
@@ -203,16 +214,25 @@ class Probe:
                     f"its output {k} is",
                 )
                 if why:
-                    return why
-        else:
-            why = _trivial(got, want, args, "it returns")
-            if why:
-                return why
+                    seen.outputs[k] = why
+            if len(seen.outputs) < n:
+                self._ignored(student, seen, ok, [k for k in range(n) if k not in seen.outputs])
+            # every output does no real work: the function does none (why: the first found)
+            return next(iter(seen.outputs.values())) if len(seen.outputs) == n else None
+        why = _trivial(got, want, args, "it returns")
+        if why:
+            return why
         return self._ignored(student, seen, ok)
 
-    def _ignored(self, student: StudentCode, seen: Observation, ok: list[int]) -> str | None:
+    def _ignored(
+        self, student: StudentCode, seen: Observation, ok: list[int], outputs: list[int] | None = None
+    ) -> str | None:
+        """Why the result ignores a main input (the first found), or with ``outputs``: each of those outputs
+        that ignores one is noted in ``seen.outputs`` (and None returned)."""
         parts: list = [None]
-        if self.per_output and all(isinstance(seen.results[i], (tuple, list)) for i in ok):
+        if outputs is not None:
+            parts = outputs
+        elif self.per_output and all(isinstance(seen.results[i], (tuple, list)) for i in ok):
             parts = list(range(min(len(seen.results[i]) for i in ok)))
         answers: dict = {}  # (case, input) -> (the reference's answer, the student's) with that input moved
 
@@ -237,6 +257,8 @@ class Probe:
 
         for salt, (position, label) in enumerate(self.inputs.items()):
             for part in parts:
+                if outputs is not None and part in seen.outputs:
+                    continue  # already known to do no real work
                 answer_moves = False
                 for i in ok:
                     pair = moved_answers(i, position, salt)
@@ -248,7 +270,10 @@ class Probe:
                 else:
                     if answer_moves:
                         what = "its result" if part is None else f"its output {part}"
-                        return Degenerate(f"{what} does not change when {label} changes, so it ignores {label}")
+                        why = Degenerate(f"{what} does not change when {label} changes, so it ignores {label}")
+                        if outputs is None:
+                            return why
+                        seen.outputs[part] = why
         return None
 
 

@@ -26,7 +26,7 @@ from grader.batch.identity import file_stem, is_plain
 from grader.notebook import grade_id
 
 from .build import Entry, load
-from .generated import fill, ignoring_entries
+from .generated import fill, ignoring_entries, may_earn
 
 HERE = Path(__file__).parent / "courses"
 KINDS = ("wrong", "degenerate", "alternative")
@@ -109,7 +109,9 @@ def expected_problems(assignment, entry: Entry, result: dict) -> list[str]:
             if not ex.get("root_cause"):
                 problems.append(f"{ex_id}: the feedback names no root cause")
         elif entry.kind == "degenerate" and ex_id in replace:
-            earned = [c["name"] for c in ex["checks"] if c["points"]]
+            ignored = entry.data.get("IGNORE", {})
+            allowed = may_earn(assignment.exercise(ex_id), ignored[ex_id]) if ex_id in ignored else set()
+            earned = [c["name"] for c in ex["checks"] if c["points"] and c["name"] not in allowed]
             if earned:
                 problems.append(f"{ex_id}: degenerate code earned points from {earned}")
         elif ex["score"] != points:
