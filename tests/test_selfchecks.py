@@ -46,6 +46,7 @@ CAUGHT = {
         "merge_weights_swapped",
         "tiled_causal_one_ahead",
         "tiled_causal_diagonal_masked",
+        "tiled_float32_state_float64_result",
         "kernel_running_sum_not_rescaled",
         "kernel_no_causal_mask",
         "kernel_lse_in_base_2",
