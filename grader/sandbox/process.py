@@ -44,6 +44,7 @@ class JailProcess:
         self.ctl = None
         self.pidfd: int | None = None
         self.pgid: int | None = None  # the jail's process group: without a PID namespace, killing S is not enough
+        self.ready_mb = 0.0  # the jail's resident memory once its cells had run
         self._warmed: set[str] = set()  # callables whose first call has been made (one-time work allowed then)
         self._spare: tuple[socket.socket, socket.socket] | None = None  # a jail built ahead, for the next restart
 
@@ -188,6 +189,8 @@ class JailProcess:
                 )
                 current = None
             elif op == "ready":
+                # what the process holds once its cells have run: a call's memory grows from here (budget.CallClock)
+                self.ready_mb = procfs.tree_usage(self.pgid).resident_mb if self.pgid else 0.0
                 if self.restarts > 1 and self._spare is None:
                     # This notebook has hung or crashed once already: the next jail is built now, beside
                     # the calls (its cells run only when it is needed, so their CPU time is measured).
@@ -246,8 +249,8 @@ class JailProcess:
             if self.pgid:
                 used, resident_mb = procfs.tree_usage(self.pgid)
                 if clock.since_cpu is None:
-                    clock.start(used, resident_mb)
-                elif clock.over(used - clock.since_cpu + spent(), self.pgid, resident_mb):
+                    clock.start(used)
+                elif clock.over(used - clock.since_cpu + spent(), self.pgid, resident_mb - self.ready_mb):
                     raise framing.TimedOut()
                 if idle is not None:
                     now = time.monotonic()
