@@ -109,6 +109,40 @@ def _mapped_files(maps: str) -> list[str]:
     return sorted(found)
 
 
+def unused_package_folders() -> list[str]:
+    """The package folders this Python knows (site's: the base interpreter's site-packages, the user's) that
+    it does not import from: none of them is on sys.path, nor holds an entry of it (real paths)."""
+    import site
+
+    known = [*site.getsitepackages([sys.base_prefix, sys.base_exec_prefix])]
+    if site.ENABLE_USER_SITE is not False:
+        known.append(site.getusersitepackages())
+    used = [os.path.realpath(p) for p in sys.path if p]
+    return sorted(
+        real
+        for real in {os.path.realpath(k) for k in known if os.path.isdir(k)}
+        if not any(_inside(u, real) for u in used)
+    )
+
+
+def _without(path: str, leave_out: list[str], links: list[tuple[str, str]]) -> list[str]:
+    """``path`` as binds that leave out the folders ``leave_out``: itself where it holds none of them, else its
+    entries (recursively where an entry holds one); a symbolic link among them is recorded in ``links``, made in
+    the jail as on the host, never bound (which would show where it leads)."""
+    if not os.path.isdir(path) or os.path.islink(path) or not any(_inside(f, path) for f in leave_out):
+        return [path]
+    if path in leave_out:
+        return []
+    found = []
+    for entry in sorted(os.listdir(path)):
+        inner = os.path.join(path, entry)
+        if os.path.islink(inner):
+            links.append((inner, os.readlink(inner)))
+        elif inner not in leave_out:
+            found += _without(inner, leave_out, links)
+    return found
+
+
 def plan_root(maps: str = "/proc/self/maps") -> Root:
     """What this interpreter needs in the jail, read from the interpreter itself (run in the zygote after
     its preload, so ``maps`` lists every library numpy and torch loaded).
@@ -167,6 +201,11 @@ def plan_root(maps: str = "/proc/self/maps") -> Root:
     for path in sorted(binds):
         if os.path.exists(path) and not any(_inside(path, k) for k in kept):
             kept.append(path)
+    # A folder bound whole for what Python uses in it may also hold a package folder Python does not use (the
+    # base interpreter's site-packages beside its standard library, in the folder of libpython): that folder
+    # is bound entry by entry instead, without it.
+    unused = unused_package_folders()
+    kept = [entry for path in kept for entry in _without(path, unused, links)]
     made = sorted({(p, t) for p, t in links if not any(_inside(p, k) for k in kept)})
     return Root(binds=tuple(kept), links=tuple(made), refused=refused)
 
