@@ -30,7 +30,7 @@ class Limits:
     call_idle_s: float = 1.0  # a call whose processes all wait (none running) this long is stopped: it sleeps
     call_timeout_s: float = 10.0  # wall-clock backstop of one call (code that alternates short sleeps and work)
     cell_cpu_s: float = 10.0  # CPU seconds of one notebook cell, measured from outside
-    cell_timeout_s: float = 30.0  # wall-clock backstop of one cell (nbgrader's cell timeout)
+    cell_timeout_s: float = 30.0  # how long a cell may wait without computing (nbgrader's cell timeout)
     submission_timeout_s: float = 180.0  # wall clock for one notebook: cells and every check
     cpu_s: int = 120  # CPU seconds of one student process (RLIMIT_CPU)
     memory_mb: int = 1024  # address space one student process may add to what numpy and torch already map (RLIMIT_AS)
