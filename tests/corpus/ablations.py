@@ -141,16 +141,11 @@ ABLATIONS = (
     ),
     Ablation(
         "cell_timeout",
-        "a CPU-time limit and a wall-clock backstop on each notebook cell",
+        "a CPU-time limit and a limit on waiting without computing on each notebook cell",
         (
             Edit(
                 "grader/sandbox/process.py",
-                "limit = self.limits.cell_timeout_s if current is not None else 10.0",
-                'limit = float("inf") if current is not None else 10.0',
-            ),
-            Edit(
-                "grader/sandbox/process.py",
-                "self._wait_readable(deadline, clock)",
+                "self._wait_readable(deadline, clock, idle=self.limits.cell_timeout_s)",
                 'self._wait_readable(deadline, CallClock(float("inf"), 0.0))',
             ),
         ),
