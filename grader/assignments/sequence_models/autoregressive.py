@@ -168,13 +168,28 @@ def _weights(w, args, context) -> np.ndarray:
     return w.astype(np.float64)
 
 
+# What least squares computes carries rounding errors (1e-15 in a weight that is 0, 1e-27 in an exact fit's squared
+# error) whose digits depend on the machine's BLAS kernels, not on the answer: a message shows them as 0.
+ROUNDING = 1e-9
+
+
+def _rounded(w: np.ndarray) -> np.ndarray:
+    """``w`` with the weights that are rounding errors next to its largest made 0 (and no -0)."""
+    return np.where(np.abs(w) <= ROUNDING * max(1.0, float(np.abs(w).max(initial=0.0))), 0.0, w) + 0.0
+
+
+def _squared_error(error: float, y: np.ndarray) -> str:
+    return "0 (up to rounding)" if error <= ROUNDING * max(1.0, float(y @ y)) else f"{error:.6g}"
+
+
 def _least_squares(w, design, args, context, name) -> None:
     A, y = design
     best = float(np.sum((A @ (np.linalg.pinv(A) @ y) - y) ** 2))
     got = float(np.sum((A @ w - y) ** 2))
     if not got <= best + 1e-6 * max(1.0, best):
         raise CheckFailed(
-            f"{context} returned {describe(w)} with squared error {got:.6g}; the least-squares fit reaches {best:.6g}"
+            f"{context} returned {describe(_rounded(w))} with squared error {_squared_error(got, y)}; the "
+            f"least-squares fit reaches {_squared_error(best, y)}"
         )
 
 
@@ -183,9 +198,9 @@ def _minimum_norm(w, design, args, context, name) -> None:
     want = np.linalg.pinv(A) @ y  # the minimum-norm least-squares weights
     if not np.allclose(w, want, rtol=1e-6, atol=1e-6):
         raise CheckFailed(
-            f"{context} returned {describe(w)} (norm {np.linalg.norm(w):.6g}); the minimum-norm least-squares "
-            f"weights are {describe(want)} (norm {np.linalg.norm(want):.6g}). Rank of [X, 1]: "
-            f"{np.linalg.matrix_rank(A)} of {A.shape[1]} columns"
+            f"{context} returned {describe(_rounded(w))} (norm {np.linalg.norm(w):.6g}); the minimum-norm "
+            f"least-squares weights are {describe(_rounded(want))} (norm {np.linalg.norm(want):.6g}). Rank of "
+            f"[X, 1]: {np.linalg.matrix_rank(A)} of {A.shape[1]} columns"
         )
 
 
