@@ -205,14 +205,14 @@ def main() -> None:
 
     from grader.course.release import release
     from grader.grading import Grader
-    from grader.jail import filesystem
+    from grader.jail import filesystem, root_plan
     from grader.jail.isolation import MS_NODEV, MS_NOEXEC, MS_NOSUID, mount
     from grader.jail.limits import Limits
     from grader.sandbox.client import Session
     from grader.sandbox.launch import launch_zygote
 
     torch.set_num_threads(1)
-    plan, owner = filesystem.plan_root(), ((60000, 60000) if os.geteuid() == 0 else (0, 0))
+    plan, owner = root_plan.plan_root(), ((60000, 60000) if os.geteuid() == 0 else (0, 0))
     hide, keep = sorted({str(ROOT), *ALWAYS_HIDDEN}), _old_keep_paths(str(ROOT))
     schemes = {
         "fresh": (lambda: filesystem.build_root(plan, [], 64, owner), lambda: filesystem.enter_root(filesystem.STAGE)),

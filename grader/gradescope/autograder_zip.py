@@ -74,6 +74,11 @@ def autograder_members(
 ) -> list[tuple[str, bytes, int]]:
     """Every member of the zip as (name, content, mode)."""
     assignment = get_assignment(assignment_id)
+    if not (PROJECT_ROOT / "constraints.txt").is_file():
+        raise UsageError(
+            f"the Gradescope zip packs seqgrade's source tree and its constraints.txt, which an installed seqgrade "
+            f"({PROJECT_ROOT}) does not have: build the zip from a checkout of seqgrade"
+        )
     constraints = (PROJECT_ROOT / "constraints.txt").read_text(encoding="utf-8")
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     torch = pinned("torch", constraints)

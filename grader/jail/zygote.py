@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional  # noqa: E402,F401  (loaded before the fork, so students need not read it from disk)
 
-from . import child, filesystem, isolation
+from . import child, filesystem, isolation, root_plan
 from .codec import decode_frame, encode_message
 from .limits import Limits
 
@@ -115,7 +115,7 @@ def _jail_child(spec: dict, limits: Limits, sock: socket.socket, scratch: str) -
             ended = status
 
 
-def _monitor(spec: dict, data: socket.socket, ctl: socket.socket, root: filesystem.Root) -> None:
+def _monitor(spec: dict, data: socket.socket, ctl: socket.socket, root: root_plan.Root) -> None:
     """In M: build the jail's namespaces and its root (``root``: what it holds), fork S, hand its pidfd to
     the grader, wait."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -183,7 +183,7 @@ def _monitor(spec: dict, data: socket.socket, ctl: socket.socket, root: filesyst
 def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     _warm_up()
-    root = filesystem.plan_root()  # after the preload: every library numpy and torch loaded is mapped now
+    root = root_plan.plan_root()  # after the preload: every library numpy and torch loaded is mapped now
     isolation.become_subreaper()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     control.sendall(b'{"ready": true}\n')

@@ -67,10 +67,10 @@ ABLATIONS = (
         "a fresh root that holds only what Python needs (no project, homes, /opt, /etc...)",
         (
             Edit(
-                "grader/jail/filesystem.py",  # binds the old root's every folder back, read-only
-                'binds.update([os.path.join(package, "__init__.py"), jail, LOADER_CACHE, *DEVICES])',
+                "grader/jail/root_plan.py",  # binds the old root's every folder back, read-only
+                "binds.update([LOADER_CACHE, *DEVICES])",
                 'binds.update(["/" + e for e in os.listdir("/") if e not in ("dev", "proc", "tmp")]\n'
-                '                  + [os.path.join(package, "__init__.py"), jail, LOADER_CACHE, *DEVICES])',
+                "                  + [LOADER_CACHE, *DEVICES])",
             ),
         ),
     ),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.jail import filesystem
+from grader.jail import filesystem, root_plan
 from grader.jail.limits import Limits
 from grader.sandbox.client import PROJECT_ROOT, Session, Zygote
 
@@ -348,8 +348,9 @@ def test_the_rlimits_level_says_what_it_cannot_hide(released, monkeypatch, capsy
 
 
 def test_a_python_whose_packages_hold_seqgrade_gets_no_jail(tmp_path):
-    """Installed into site-packages (not editable), the grader sits beside the packages the jail must show:
-    the root is refused with the reason, when a jail is built (the rlimits level needs none)."""
+    """Copied into site-packages by hand (no installed distribution lists its files), the grader sits beside the
+    packages the jail must show: the root is refused with the reason, when a jail is built (the rlimits level needs
+    none). Installed by pip, its files are left out instead (tests/test_wheel_install.py)."""
     import subprocess
 
     python = str(tmp_path / "venv" / "bin" / "python")
@@ -367,14 +368,14 @@ def test_a_python_whose_packages_hold_seqgrade_gets_no_jail(tmp_path):
     )
     shutil.copy(Path(PROJECT_ROOT, "grader", "__init__.py"), Path(packages, "grader", "__init__.py"))
     said = subprocess.run(
-        [python, "-c", "from grader.jail import filesystem; print(filesystem.plan_root().refused)"],
+        [python, "-c", "from grader.jail import root_plan; print(root_plan.plan_root().refused)"],
         check=True,
         capture_output=True,
         text=True,
         cwd=tmp_path,
     ).stdout
     assert f"{os.path.realpath(packages)} holds both Python's packages and seqgrade's" in said
-    assert "pip install -e" in said
-    with pytest.raises(filesystem.JailSetupError, match="holds both"):
-        filesystem.build_root(filesystem.Root((), (), refused=said.strip()), [], 1, (0, 0))
-    assert filesystem.plan_root().refused == ""  # this checkout's own Python: a root can be built
+    assert "Install seqgrade with pip" in said
+    with pytest.raises(root_plan.JailSetupError, match="holds both"):
+        filesystem.build_root(root_plan.Root((), (), refused=said.strip()), [], 1, (0, 0))
+    assert root_plan.plan_root().refused == ""  # this checkout's own Python: a root can be built
