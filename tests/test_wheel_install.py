@@ -116,9 +116,10 @@ def _graded(out: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("assignment", ["sequence_models", "lm_modules"])
-def test_a_wheel_install_grades_the_demo_as_the_editable_install_does(wheel_python, tmp_path, assignment):
-    runs = {}
+def test_a_wheel_install_grades_the_demo_as_the_editable_install_does(wheel_python, tmp_path):
+    """One assignment's demo (its eight samples: correct, partly wrong, hostile, invalid) graded by each install
+    (the other four were compared by hand: README, two installs)."""
+    assignment, runs = "sequence_models", {}
     for name, python in (("wheel", wheel_python), ("editable", sys.executable)):
         done = subprocess.run(
             [python, "-c", DEMO, tmp_path / name, assignment], cwd=tmp_path, capture_output=True, text=True

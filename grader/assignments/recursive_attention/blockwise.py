@@ -181,6 +181,12 @@ def _ignored_here(student, name: str, args: list, value, inputs: dict) -> str | 
     return None
 
 
+def _measured_mib(held: int) -> int:
+    """A measured peak in MiB to two digits (130 for 130.4 or 131.2): the last MiB varies from run to run with
+    when the grader reads the jail's memory, and the verdict depends on it only through a distant threshold."""
+    return int(float(f"{held / MiB:.2g}"))
+
+
 def assert_blockwise_memory(
     student, name: str, args: list, score_bytes: int, what: str, want, pick=lambda v: v, inputs: dict | None = None
 ) -> None:
@@ -219,9 +225,9 @@ def assert_blockwise_memory(
             else ""
         )
         raise CheckFailed(
-            f"{format_call(name, args)} held {held / MiB:.0f} MiB at its peak{by}, measured by the grader from outside "
-            f"your process; the full {what} score matrix takes {score_bytes / MiB:.0f} MiB, one block of it about "
-            f"1 MiB, and the allowance is {MEMORY_ALLOWANCE / MiB:.0f} MiB. Your function builds the whole score "
+            f"{format_call(name, args)} held {_measured_mib(held)} MiB at its peak{by}, measured by the grader from "
+            f"outside your process; the full {what} score matrix takes {score_bytes / MiB:.0f} MiB, one block of it "
+            f"about 1 MiB, and the allowance is {MEMORY_ALLOWANCE / MiB:.0f} MiB. Your function builds the whole score "
             f"matrix (or something as large) at once.",
             kind="values",
             hint="Loop over the key blocks and keep only a running max, sum and weighted sum: never compute q K^T "
