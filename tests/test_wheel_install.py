@@ -166,3 +166,13 @@ def test_the_gradescope_zip_asks_for_a_checkout_when_installed(wheel_python, tmp
     )
     assert done.returncode != 0
     assert "build the zip from a checkout of seqgrade" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_jail_names_the_distribution_pyproject_declares():
+    """The jail (which may import nothing of grader but grader.jail) reads seqgrade's RECORD by the name
+    pyproject.toml gives the distribution: the two names are one."""
+    tomllib = pytest.importorskip("tomllib")
+    from grader.jail import root_plan
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    assert root_plan.DISTRIBUTION == declared

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from . import libraries
 from .errors import SeqgradeError
 
-DISTRIBUTION = "seqgrade"  # the name seqgrade is installed under (pyproject.toml's project.name)
+DISTRIBUTION = "seqgrade"  # the name seqgrade is installed under: pyproject.toml's project.name (a test keeps them one)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 LOADER_CACHE = "/etc/ld.so.cache"  # where dlopen looks a library up by name
 _SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
